@@ -1,0 +1,15 @@
+/*
+ * FreeDNN - an open implementation of the cuDNN API.
+ *
+ * cudnn_cnn.h: cuDNN 9 name of the convolution sub-library; the declarations live in
+ * the cuDNN 8 split headers (inference and training parts).
+ */
+
+#ifndef CUDNN_CNN_H_
+#define CUDNN_CNN_H_
+
+#include "cudnn_ops.h"
+#include "cudnn_cnn_infer.h"
+#include "cudnn_cnn_train.h"
+
+#endif /* CUDNN_CNN_H_ */
