@@ -12,4 +12,9 @@
 #include "cudnn_adv_infer.h"
 #include "cudnn_adv_train.h"
 
+/* Version of the sub-library under its cuDNN 9 name. */
+#define CUDNN_ADV_MAJOR CUDNN_MAJOR
+#define CUDNN_ADV_MINOR CUDNN_MINOR
+#define CUDNN_ADV_PATCH CUDNN_PATCHLEVEL
+
 #endif /* CUDNN_ADV_H_ */

@@ -11,6 +11,11 @@
 
 #include "cudnn_ops_infer.h"
 
+/* Version of this sub-library (always the same as the API level in cudnn_version.h). */
+#define CUDNN_ADV_INFER_MAJOR CUDNN_MAJOR
+#define CUDNN_ADV_INFER_MINOR CUDNN_MINOR
+#define CUDNN_ADV_INFER_PATCH CUDNN_PATCHLEVEL
+
 #if defined(__cplusplus)
 extern "C" {
 #endif

@@ -10,6 +10,11 @@
 #include "cudnn_ops_train.h"
 #include "cudnn_adv_infer.h"
 
+/* Version of this sub-library (always the same as the API level in cudnn_version.h). */
+#define CUDNN_ADV_TRAIN_MAJOR CUDNN_MAJOR
+#define CUDNN_ADV_TRAIN_MINOR CUDNN_MINOR
+#define CUDNN_ADV_TRAIN_PATCH CUDNN_PATCHLEVEL
+
 #if defined(__cplusplus)
 extern "C" {
 #endif

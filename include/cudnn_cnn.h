@@ -12,4 +12,9 @@
 #include "cudnn_cnn_infer.h"
 #include "cudnn_cnn_train.h"
 
+/* Version of the sub-library under its cuDNN 9 name. */
+#define CUDNN_CNN_MAJOR CUDNN_MAJOR
+#define CUDNN_CNN_MINOR CUDNN_MINOR
+#define CUDNN_CNN_PATCH CUDNN_PATCHLEVEL
+
 #endif /* CUDNN_CNN_H_ */

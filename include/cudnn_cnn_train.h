@@ -11,6 +11,11 @@
 #include "cudnn_ops_train.h"
 #include "cudnn_cnn_infer.h"
 
+/* Version of this sub-library (always the same as the API level in cudnn_version.h). */
+#define CUDNN_CNN_TRAIN_MAJOR CUDNN_MAJOR
+#define CUDNN_CNN_TRAIN_MINOR CUDNN_MINOR
+#define CUDNN_CNN_TRAIN_PATCH CUDNN_PATCHLEVEL
+
 #if defined(__cplusplus)
 extern "C" {
 #endif
@@ -110,7 +115,8 @@ typedef enum {
     CUDNN_FUSED_DACTIVATION_FORK_DBATCHNORM           = 6,
 
     /* spellings printed in the cuDNN 8.0.3 reference */
-    CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GENERIC = CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK,
+    CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GENERIC =
+        CUDNN_FUSED_SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK,
 } cudnnFusedOps_t;
 
 typedef enum {

@@ -28,6 +28,11 @@
 
 #include "cudnn_version.h"
 
+/* Version of this sub-library (always the same as the API level in cudnn_version.h). */
+#define CUDNN_GRAPH_MAJOR CUDNN_MAJOR
+#define CUDNN_GRAPH_MINOR CUDNN_MINOR
+#define CUDNN_GRAPH_PATCH CUDNN_PATCHLEVEL
+
 /* ---------------------------------------------------------------------------------------
  * CUDA types. With the CUDA toolkit headers on the include path we use them, so that
  * cudaStream_t & co. are the real ones. Without them we declare layout-compatible
@@ -63,7 +68,11 @@
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUgraph_st *cudaGraph_t;
 #if !defined(__LIBRARY_TYPES_H__)
-typedef enum libraryPropertyType_t { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
+typedef enum libraryPropertyType_t {
+    MAJOR_VERSION = 0,
+    MINOR_VERSION = 1,
+    PATCH_LEVEL = 2
+} libraryPropertyType;
 #endif
 #endif
 
@@ -193,7 +202,9 @@ typedef enum {
         CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH,
 } cudnnStatus_t;
 
-#define CUDNN_STATUS_FULL_ERROR_CODE(category, specific_err) ((cudnnStatus_t)(0 + (category) + (specific_err)))
+/* Compose / split a status code into its category and the specific error. */
+#define CUDNN_STATUS_FULL_ERROR_CODE(category, specific_err) \
+    ((cudnnStatus_t)(0 + (category) + (specific_err)))
 #define CUDNN_STATUS_CATEGORY(full_error_code) ((full_error_code) / 1000 * 1000)
 #define CUDNN_STATUS_SPECIFIC_ERROR(full_error_code) ((full_error_code) % 1000)
 
@@ -356,7 +367,8 @@ typedef struct cudnnDebugStruct {
     int reserved[15];
 } cudnnDebug_t;
 
-typedef void (*cudnnCallback_t)(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg, const char *msg);
+typedef void (*cudnnCallback_t)(cudnnSeverity_t sev, void *udata, const cudnnDebug_t *dbg,
+                                const char *msg);
 
 cudnnStatus_t CUDNNWINAPI
 cudnnSetCallback(unsigned mask, void *udata, cudnnCallback_t fptr);
@@ -403,6 +415,7 @@ typedef enum {
     CUDNN_POINTWISE_IDENTITY             = 21,
     CUDNN_POINTWISE_RECIPROCAL           = 22,
     CUDNN_POINTWISE_ATAN2                = 23,
+
     CUDNN_POINTWISE_RELU_FWD             = 100,
     CUDNN_POINTWISE_TANH_FWD             = 101,
     CUDNN_POINTWISE_SIGMOID_FWD          = 102,
@@ -411,6 +424,7 @@ typedef enum {
     CUDNN_POINTWISE_SOFTPLUS_FWD         = 105,
     CUDNN_POINTWISE_SWISH_FWD            = 106,
     CUDNN_POINTWISE_GELU_APPROX_TANH_FWD = 107,
+
     CUDNN_POINTWISE_RELU_BWD             = 200,
     CUDNN_POINTWISE_TANH_BWD             = 201,
     CUDNN_POINTWISE_SIGMOID_BWD          = 202,
@@ -419,16 +433,20 @@ typedef enum {
     CUDNN_POINTWISE_SOFTPLUS_BWD         = 205,
     CUDNN_POINTWISE_SWISH_BWD            = 206,
     CUDNN_POINTWISE_GELU_APPROX_TANH_BWD = 207,
+
     CUDNN_POINTWISE_CMP_EQ               = 300,
     CUDNN_POINTWISE_CMP_NEQ              = 301,
     CUDNN_POINTWISE_CMP_GT               = 302,
     CUDNN_POINTWISE_CMP_GE               = 303,
     CUDNN_POINTWISE_CMP_LT               = 304,
     CUDNN_POINTWISE_CMP_LE               = 305,
+
     CUDNN_POINTWISE_LOGICAL_AND          = 400,
     CUDNN_POINTWISE_LOGICAL_OR           = 401,
     CUDNN_POINTWISE_LOGICAL_NOT          = 402,
+
     CUDNN_POINTWISE_GEN_INDEX            = 501,
+
     CUDNN_POINTWISE_BINARY_SELECT        = 601,
 } cudnnPointwiseMode_t;
 

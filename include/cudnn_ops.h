@@ -12,4 +12,9 @@
 #include "cudnn_ops_infer.h"
 #include "cudnn_ops_train.h"
 
+/* Version of the sub-library under its cuDNN 9 name. */
+#define CUDNN_OPS_MAJOR CUDNN_MAJOR
+#define CUDNN_OPS_MINOR CUDNN_MINOR
+#define CUDNN_OPS_PATCH CUDNN_PATCHLEVEL
+
 #endif /* CUDNN_OPS_H_ */

@@ -12,6 +12,11 @@
 
 #include "cudnn_graph.h"
 
+/* Version of this sub-library (always the same as the API level in cudnn_version.h). */
+#define CUDNN_OPS_INFER_MAJOR CUDNN_MAJOR
+#define CUDNN_OPS_INFER_MINOR CUDNN_MINOR
+#define CUDNN_OPS_INFER_PATCH CUDNN_PATCHLEVEL
+
 #if defined(__cplusplus)
 extern "C" {
 #endif
