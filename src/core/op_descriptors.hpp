@@ -32,10 +32,15 @@ struct cudnnTensorTransformStruct {
   static constexpr uint32_t kAlive = 0x5452414e;  // "TRAN"
   uint32_t magic = kAlive;
   bool is_set = false;
-  uint32_t nb_dims = 0;
+  uint32_t nb_dims = 0;  // 2..8
+  // Any value up to CUDNN_TENSOR_NCHW_VECT_C is kept as given (cuDNN even
+  // keeps negative ones).
   cudnnTensorFormat_t dest_format = CUDNN_TENSOR_NCHW;
+  // Per dimension (N, C, spatial...), first nb_dims entries meaningful.
   std::array<int32_t, CUDNN_DIM_MAX> pad_before{};
   std::array<int32_t, CUDNN_DIM_MAX> pad_after{};
+  // Per SPATIAL dimension: fold[i] applies to dimension i + 2 (nb_dims - 2
+  // entries meaningful), as cuDNN stores and reports them.
   std::array<uint32_t, CUDNN_DIM_MAX> fold{};
-  cudnnFoldingDirection_t direction = CUDNN_TRANSFORM_FOLD;
+  cudnnFoldingDirection_t direction = CUDNN_TRANSFORM_FOLD;  // any non-FOLD value is stored as UNFOLD
 };

@@ -19,7 +19,9 @@ struct Tensor {
   // innermost dimension of extent 4 by whoever builds the tensor).
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
   std::vector<int64_t> dims;     // logical extents, outermost first
-  std::vector<int64_t> strides;  // in elements, may be any non-negative values
+  // In elements. Legacy descriptors accept negative and zero strides, so
+  // engines must use signed offset arithmetic (span() assumes non-negative).
+  std::vector<int64_t> strides;
   bool is_virtual = false;       // produced and consumed inside one graph only
   // Pass-by-value scalar (backend API CUDNN_ATTR_TENSOR_IS_BY_VALUE, or the
   // constant of cudnnSetTensor): its value travels with the graph, not in the
