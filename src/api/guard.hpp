@@ -37,6 +37,7 @@ cudnnStatus_t guarded(const char *function, Body &&body) noexcept {
 
 }  // namespace fdnn::api
 
-// Entry points write `return FDNN_API(...body...)` style code through this macro
-// so that the function name in messages is always right.
-#define FDNN_GUARDED(body_lambda) ::fdnn::api::guarded(__func__, body_lambda)
+// Entry points write `return FDNN_GUARDED([&] { ... });` so that messages carry
+// the entry point's name (inside the lambda, __func__ would be "operator()").
+// Variadic so that commas inside the body need no extra parentheses.
+#define FDNN_GUARDED(...) ::fdnn::api::guarded(__func__, __VA_ARGS__)

@@ -22,9 +22,10 @@ cudnnStatus_t CUDNNWINAPI cudnnCreate(cudnnHandle_t *handle) {
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroy(cudnnHandle_t handle) {
   return FDNN_GUARDED([&] {
+    if (handle == nullptr) return;  // cuDNN 9 accepts destroying NULL (8.0.3 documented BAD_PARAM)
     cudnnContext &h = checked_handle(handle);
     h.magic = 0;  // a later use of this pointer fails cleanly while the memory is not reused
-    std::free(h.scratch);
+    release_scratch(h);
     delete &h;
   });
 }

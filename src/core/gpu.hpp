@@ -21,4 +21,10 @@ void synchronize(void *stream);
 void memcpy_d2h(void *dst, const void *src, size_t bytes, void *stream);
 void memcpy_h2d(void *dst, const void *src, size_t bytes, void *stream);
 
+// Device memory on the current device (handle scratch for engine workspaces).
+// device_alloc throws ALLOC_FAILED; device_free(nullptr) does nothing. Freeing
+// waits for work still using the memory (cudaFree semantics).
+void *device_alloc(size_t bytes);
+void device_free(void *p);
+
 }  // namespace fdnn::gpu

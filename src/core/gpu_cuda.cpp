@@ -51,4 +51,18 @@ void memcpy_h2d(void *dst, const void *src, size_t bytes, void *stream) {
   synchronize(stream);
 }
 
+void *device_alloc(size_t bytes) {
+  void *p = nullptr;
+  cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // out-of-memory is not sticky; clear it for later calls
+    fail(CUDNN_STATUS_ALLOC_FAILED, "cudaMalloc of ", bytes, " bytes of scratch memory failed: ", cudaGetErrorName(e));
+  }
+  return p;
+}
+
+void device_free(void *p) {
+  if (p != nullptr) cudaFree(p);
+}
+
 }  // namespace fdnn::gpu

@@ -17,4 +17,7 @@ void memcpy_h2d(void *, const void *, size_t, void *) {
   fail(CUDNN_STATUS_NOT_SUPPORTED, "this FreeDNN build has no CUDA backend");
 }
 
+void *device_alloc(size_t) { fail(CUDNN_STATUS_NOT_SUPPORTED, "this FreeDNN build has no CUDA backend"); }
+void device_free(void *) {}
+
 }  // namespace fdnn::gpu

@@ -56,16 +56,23 @@ std::shared_ptr<const ExecutionPlan> plan_for(cudnnContext &h, const graph::Grap
        why.str().empty() ? std::string("\n  (no engines registered for this device)") : why.str());
 }
 
+void release_scratch(cudnnContext &h) {
+  if (h.device.kind == DeviceKind::cuda) gpu::device_free(h.scratch);  // waits for kernels still using it
+  else std::free(h.scratch);
+  h.scratch = nullptr;
+  h.scratch_size = 0;
+}
+
 namespace {
 
 void *handle_scratch(cudnnContext &h, size_t bytes) {
   if (bytes <= h.scratch_size) return h.scratch;
-  check_supported(h.device.kind == DeviceKind::cpu, "engine workspace on the GPU is not available to legacy calls yet");
-  std::free(h.scratch);
-  h.scratch = std::malloc(bytes);
-  if (h.scratch == nullptr) {
-    h.scratch_size = 0;
-    fail(CUDNN_STATUS_ALLOC_FAILED, "could not allocate ", bytes, " bytes of scratch memory");
+  release_scratch(h);
+  if (h.device.kind == DeviceKind::cuda) {
+    h.scratch = gpu::device_alloc(bytes);  // throws ALLOC_FAILED
+  } else {
+    h.scratch = std::malloc(bytes);
+    if (h.scratch == nullptr) fail(CUDNN_STATUS_ALLOC_FAILED, "could not allocate ", bytes, " bytes of scratch memory");
   }
   h.scratch_size = bytes;
   return h.scratch;

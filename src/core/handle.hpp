@@ -57,6 +57,9 @@ cudnnContext &checked_handle(cudnnHandle_t h);
 // entry point for messages.
 void run_graph(cudnnContext &h, const char *api_function, const graph::Graph &g, VariantPack pack);
 
+// Frees the handle's scratch memory (host or device, by the handle's device).
+void release_scratch(cudnnContext &h);
+
 // The plan run_graph would use (tests, bench and verbose use this).
 std::shared_ptr<const ExecutionPlan> plan_for(cudnnContext &h, const graph::Graph &g);
 

@@ -4,6 +4,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,12 +16,14 @@ namespace {
 
 struct State {
   std::mutex mutex;
-  unsigned mask = 0;  // CUDNN_SEV_*_EN bits that are active
+  // Atomic: enabled() and verbose() read these without the mutex on every
+  // API call while cudnnSetCallback may change the mask on another thread.
+  std::atomic<unsigned> mask{0};  // CUDNN_SEV_*_EN bits that are active
   void *user_data = nullptr;
   cudnnCallback_t callback = nullptr;  // nullptr: write to `dest`
   FILE *dest = stderr;
   bool owns_dest = false;
-  bool verbose = false;
+  std::atomic<bool> verbose{false};
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
 
@@ -88,8 +91,12 @@ bool enabled(cudnnSeverity_t severity) { return (state().mask & mask_bit(severit
 
 void emit(cudnnSeverity_t severity, const char *api_function, const std::string &message,
           cudnnStatus_t status, cudnnHandle_t handle) {
+  // A user callback that calls back into the library must neither deadlock
+  // on our mutex nor recurse through its own messages.
+  thread_local bool in_callback = false;
+  if (in_callback) return;
   State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::unique_lock<std::mutex> lock(s.mutex);
   if ((s.mask & mask_bit(severity)) == 0) return;
 
   timeval now{};
@@ -110,7 +117,12 @@ void emit(cudnnSeverity_t severity, const char *api_function, const std::string 
 
   std::string text = std::string(api_function ? api_function : "") + ": " + message;
   if (s.callback) {
-    s.callback(severity, s.user_data, &dbg, text.c_str());
+    cudnnCallback_t callback = s.callback;
+    void *user_data = s.user_data;
+    lock.unlock();
+    in_callback = true;
+    callback(severity, user_data, &dbg, text.c_str());
+    in_callback = false;
     return;
   }
   char c = severity_letter(severity);

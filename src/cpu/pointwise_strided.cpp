@@ -1,0 +1,411 @@
+// cpu.pointwise.strided: the fast CPU engine for a single PointwiseOp.
+//
+// The iteration space is simplified into a LoopNest (contiguous dimensions
+// collapsed, ordered by y's strides). Then:
+//  - rows: the innermost dimension is processed in rows by the
+//    load/compute/store kernels (pointwise_kernels.hpp), rows spread over the
+//    thread pool (long rows are cut into chunks);
+//  - tiled: when an input is contiguous along another dimension than y
+//    (a layout change such as NCHW -> NHWC), the two dimensions are walked in
+//    square tiles that stay in L1, so both the reads and the writes touch
+//    whole cache lines instead of one element per line;
+//  - copy / fill: same-type identity copies and constant fills skip the
+//    compute stage and move raw elements.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/thread_pool.hpp"
+#include "cpu/loop_nest.hpp"
+#include "cpu/pointwise_kernels.hpp"
+#include "cpu/pointwise_support.hpp"
+#include "cpu/transpose.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+constexpr int64_t kChunk = 32768;             // elements of one row piece given to a thread
+constexpr int64_t kParallelThreshold = 32768;  // below this many elements, run on the caller only
+constexpr int64_t kTileNarrow = 16;           // tiled path: tile extent across far-apart runs
+constexpr int64_t kTileWide = 256;            // and along them
+constexpr int64_t kStreamBytes = 16 << 20;    // outputs at least this large bypass the caches
+constexpr int64_t kTileBytes = 32768;         // gather buffer of the tiled path
+constexpr int64_t kMergeRowBytes = 512;       // tiled path: y rows up to this long are taken whole
+
+enum class Path { rows, tiled };
+enum class Kind { general, copy, fill };
+
+// Everything about a graph's structure the execution needs; alpha, beta and
+// by-value scalars are read from the graph at each execution.
+struct Layout {
+  PointwiseOperands ops;  // y, inputs: uids, types, by-value flags
+  LoopNest nest;          // operand 0 = y, then the inputs in order
+  Path path = Path::rows;
+  int tile_dim = -1;      // the d1 of the tiled path
+  int tile_op = -1;       // the operand that is contiguous along d1
+  int64_t tile0 = 0, tile1 = 0;  // tile extents along d0 and d1
+  bool merge_rows = false;       // y (and every other operand) is contiguous across the tile
+  LoopNest outer;         // the nest without d0 (rows) or without d0 and d1 (tiled)
+  int64_t outer_count = 1;
+};
+
+template <class C>
+struct Kernels {
+  LoadFn<C> load[3] = {};
+  bool in_place[3] = {};   // the input already holds C values: contiguous rows are used where they lie
+  ComputeFn<C> compute = nullptr;
+  StoreFn<C> store = nullptr;
+  bool out_is_c = false;   // y holds C values: streaming stores need no staging
+};
+
+// Per-execution values shared by all rows.
+template <class C>
+struct RunArgs {
+  char *base[kMaxNestOperands] = {};
+  size_t es[kMaxNestOperands] = {};
+  const C *constant[3] = {};  // by-value inputs, kBlock copies each
+  C alpha1 = 1, alpha2 = 1, alpha = 1, beta = 0;
+  pw::Params<C> params;
+  int n_inputs = 1;
+  Kind kind = Kind::general;
+  CopyFn copy = nullptr;
+  char fill_value[8] = {};
+  bool stream = false;            // y is large and contiguous: non-temporal stores
+  const char *fill_block = nullptr;  // kBlock copies of fill_value (streaming fills)
+};
+
+template <class C>
+void run_row(const Kernels<C> &k, const RunArgs<C> &a, const int64_t *off, const int64_t *stride, int64_t n) {
+  char *dst = a.base[0] + off[0] * static_cast<int64_t>(a.es[0]);
+  const bool stream = a.stream && stride[0] == 1;
+  if (a.kind == Kind::copy && !stream) {
+    a.copy(dst, stride[0], a.base[1] + off[1] * a.es[1], stride[1], n);
+    return;
+  }
+  if (a.kind == Kind::fill && !stream) {
+    a.copy(dst, stride[0], a.fill_value, 0, n);
+    return;
+  }
+  alignas(64) C in[3][kBlock];
+  alignas(64) C out[kBlock];
+  alignas(64) char staged[kBlock * 8];  // converted values on their way to a streaming store
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int m = static_cast<int>(std::min<int64_t>(kBlock, n - i0));
+    char *d = dst + i0 * stride[0] * static_cast<int64_t>(a.es[0]);
+    if (a.kind != Kind::general) {  // streaming copy or fill
+      const char *from = a.fill_block;
+      if (a.kind == Kind::copy) {
+        from = a.base[1] + (off[1] + i0 * stride[1]) * static_cast<int64_t>(a.es[1]);
+        if (stride[1] != 1) {
+          a.copy(staged, 1, from, stride[1], m);
+          from = staged;
+        }
+      }
+      stream_copy(d, from, m * a.es[0]);
+      continue;
+    }
+    const C *src[3] = {in[0], in[1], in[2]};
+    for (int j = 0; j < a.n_inputs; ++j) {
+      if (a.constant[j] != nullptr) {
+        src[j] = a.constant[j];
+      } else {
+        const int o = j + 1;
+        const char *p = a.base[o] + (off[o] + i0 * stride[o]) * static_cast<int64_t>(a.es[o]);
+        if (k.in_place[j] && stride[o] == 1) src[j] = reinterpret_cast<const C *>(p);
+        else k.load[j](p, stride[o], m, in[j]);
+      }
+    }
+    const C *result = src[0];  // IDENTITY has no compute stage (alpha1 is folded into alpha)
+    if (k.compute != nullptr) {
+      k.compute(m, src[0], src[1], src[2], out, a.alpha1, a.alpha2, a.params);
+      result = out;
+    }
+    if (stream && k.out_is_c) {
+      stream_scaled(d, result, m, a.alpha);
+    } else if (stream) {
+      k.store(staged, 1, m, result, a.alpha, a.beta);
+      stream_copy(d, staged, m * a.es[0]);
+    } else {
+      k.store(d, stride[0], m, result, a.alpha, a.beta);
+    }
+  }
+}
+
+void parallel(const ExecContext &ctx, int64_t items, int64_t elements,
+              const std::function<void(int64_t, int64_t)> &body) {
+  // Streaming stores of a thread must be visible before the call returns.
+  auto fenced = [&](int64_t lo, int64_t hi) {
+    body(lo, hi);
+    stream_fence();
+  };
+  if (ctx.pool == nullptr || ctx.pool->size() <= 1 || elements < kParallelThreshold || items <= 1) {
+    fenced(0, items);
+    return;
+  }
+  // A few chunks per thread even out rows of unequal cost.
+  ctx.pool->parallel_for(items, fenced, std::min<int64_t>(items, ctx.pool->size() * 4));
+}
+
+template <class C>
+void run_rows(const ExecContext &ctx, const Layout &L, const Kernels<C> &k, const RunArgs<C> &a) {
+  const LoopNest &nest = L.nest;
+  const int d0 = nest.rank - 1;
+  const int nops = nest.operands;
+  const int64_t D0 = nest.dims[d0];
+  int64_t inner_stride[kMaxNestOperands];
+  for (int o = 0; o < nops; ++o) inner_stride[o] = nest.strides[o][d0];
+
+  const int64_t pieces = (D0 + kChunk - 1) / kChunk;
+  if (pieces == 1) {
+    parallel(ctx, L.outer_count, nest.element_count(), [&](int64_t lo, int64_t hi) {
+      OuterCursor cur(L.outer, L.outer.rank, lo);
+      for (int64_t r = lo; r < hi; ++r, cur.next()) run_row(k, a, cur.offsets(), inner_stride, D0);
+    });
+    return;
+  }
+  parallel(ctx, L.outer_count * pieces, nest.element_count(), [&](int64_t lo, int64_t hi) {
+    for (int64_t it = lo; it < hi; ++it) {
+      OuterCursor cur(L.outer, L.outer.rank, it / pieces);
+      const int64_t begin = (it % pieces) * kChunk, len = std::min(kChunk, D0 - begin);
+      int64_t off[kMaxNestOperands];
+      for (int o = 0; o < nops; ++o) off[o] = cur.offset(o) + begin * inner_stride[o];
+      run_row(k, a, off, inner_stride, len);
+    }
+  });
+}
+
+template <class C>
+void run_tiled(const ExecContext &ctx, const Layout &L, const Kernels<C> &k, const RunArgs<C> &a) {
+  const LoopNest &nest = L.nest;
+  const int d0 = nest.rank - 1, d1 = L.tile_dim, to = L.tile_op;
+  const int nops = nest.operands;
+  const int64_t D0 = nest.dims[d0], D1 = nest.dims[d1];
+  const int64_t T0 = L.tile0, T1 = L.tile1;
+  const int64_t nb0 = (D0 + T0 - 1) / T0, nb1 = (D1 + T1 - 1) / T1;
+  // Row strides: the gathered operand is read from the buffer, contiguously.
+  int64_t s0[kMaxNestOperands];
+  for (int o = 0; o < nops; ++o) s0[o] = nest.strides[o][d0];
+  s0[to] = 1;
+  // Same-type copies transpose straight into y, unless y is large enough
+  // for streaming stores, which want whole lines from the buffer.
+  const bool direct = a.kind == Kind::copy && nest.strides[0][d0] == 1 && !a.stream;
+
+  parallel(ctx, L.outer_count * nb1 * nb0, nest.element_count(), [&](int64_t lo, int64_t hi) {
+    alignas(64) char buf[kTileBytes];
+    RunArgs<C> ta = a;
+    ta.base[to] = buf;
+    for (int64_t it = lo; it < hi; ++it) {
+      const int64_t b0 = it % nb0, b1 = (it / nb0) % nb1, o_lin = it / (nb0 * nb1);
+      OuterCursor cur(L.outer, L.outer.rank, o_lin);
+      const int64_t i0 = b0 * T0, n0 = std::min(T0, D0 - i0);
+      const int64_t j1 = b1 * T1, n1 = std::min(T1, D1 - j1);
+      int64_t base[kMaxNestOperands];
+      for (int o = 0; o < nops; ++o) base[o] = cur.offset(o) + j1 * nest.strides[o][d1] + i0 * nest.strides[o][d0];
+      const char *src = a.base[to] + base[to] * static_cast<int64_t>(a.es[to]);
+      if (direct) {  // a same-type copy: transpose straight into y
+        transpose_tile(a.es[0], src, nest.strides[to][d0], n0, n1, a.base[0] + base[0] * static_cast<int64_t>(a.es[0]),
+                       nest.strides[0][d1]);
+        continue;
+      }
+      transpose_tile(a.es[to], src, nest.strides[to][d0], n0, n1, buf, T0);
+      int64_t off[kMaxNestOperands];
+      if (L.merge_rows) {  // the tile is one contiguous run of y: one long row
+        for (int o = 0; o < nops; ++o) off[o] = base[o];
+        off[to] = 0;
+        run_row(k, ta, off, s0, n0 * n1);
+        continue;
+      }
+      for (int64_t i1 = 0; i1 < n1; ++i1) {
+        for (int o = 0; o < nops; ++o) off[o] = base[o] + i1 * nest.strides[o][d1];
+        off[to] = i1 * T0;
+        run_row(k, ta, off, s0, n0);
+      }
+    }
+  });
+}
+
+// The outer nest: `nest` without the dimensions in `skip` (d0, maybe d1).
+LoopNest outer_of(const LoopNest &nest, int skip_a, int skip_b) {
+  LoopNest out;
+  out.operands = nest.operands;
+  for (int d = 0; d < nest.rank; ++d) {
+    if (d == skip_a || d == skip_b) continue;
+    out.dims[out.rank] = nest.dims[d];
+    for (int o = 0; o < nest.operands; ++o) out.strides[o][out.rank] = nest.strides[o][d];
+    ++out.rank;
+  }
+  return out;
+}
+
+Layout make_layout(const graph::Graph &g) {
+  Layout L;
+  L.ops = pointwise_operands(g);
+  const graph::Tensor &y = g.tensor(L.ops.uid[0]);
+  std::vector<std::vector<int64_t>> strides;
+  for (int o = 0; o < L.ops.count; ++o) strides.push_back(broadcast_strides(g.tensor(L.ops.uid[o]), y));
+  if (!make_loop_nest(y.dims, strides, L.nest))
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "cpu.pointwise.strided: too many dimensions");
+  if (L.nest.rank == 0) {  // a single element
+    L.nest.rank = 1;
+    L.nest.dims[0] = 1;
+  }
+  LoopNest &n = L.nest;
+  const int d0 = n.rank - 1;
+  // Tile when some input is contiguous along another dimension than y's
+  // innermost one and reads across y's innermost dimension with a stride.
+  for (int o = 1; o < n.operands && L.path == Path::rows; ++o) {
+    if (L.ops.by_value[o]) continue;
+    const int64_t s = n.strides[o][d0];
+    if (s == 0 || s == 1) continue;
+    for (int d = 0; d < d0; ++d) {
+      if (n.strides[o][d] == 1 && n.dims[d] >= 4) {
+        L.path = Path::tiled;
+        L.tile_dim = d;
+        L.tile_op = o;
+        break;
+      }
+    }
+  }
+  if (L.path == Path::tiled) {
+    const int64_t es = type_info(L.ops.dtype[L.tile_op]).bits / 8;
+    const int d1 = L.tile_dim;
+    // A tile is long along the dimension where the far-apart runs are and
+    // narrow across it: many concurrent runs at a large (often power-of-two)
+    // distance defeat the prefetchers and thrash cache sets. The far side is
+    // the gathered input's d0 (its rows are s0 apart) or y's d1.
+    const int64_t narrow = kTileNarrow, wide = kTileWide;
+    const int64_t x_far = n.strides[L.tile_op][d0] * es;
+    const int64_t y_far = n.strides[0][d1] * (type_info(L.ops.dtype[0]).bits / 8);
+    const bool y_rows_far = y_far > x_far;
+    // When a whole (short) y row fits a tile and y continues contiguously
+    // across d1, tiles are long contiguous runs of y: the best case for
+    // streaming stores.
+    bool mergeable = n.dims[d0] * es <= kMergeRowBytes;
+    for (int o = 0; o < n.operands && mergeable; ++o)
+      if (o != L.tile_op) mergeable = n.strides[o][d1] == n.dims[d0] * n.strides[o][d0];
+    L.tile0 = mergeable ? n.dims[d0] : std::min<int64_t>(n.dims[d0], y_rows_far ? wide : narrow);
+    L.merge_rows = mergeable;
+    const int64_t want1 = y_rows_far ? narrow : std::max(wide, narrow * wide / L.tile0);
+    L.tile1 = std::max<int64_t>(1, std::min(want1, kTileBytes / (L.tile0 * es)));
+    // Likewise, when the gathered input's rows along d1 are short, take them
+    // whole: the tile then reads one contiguous block of it.
+    if (y_rows_far && !mergeable && n.dims[d1] * es <= kMergeRowBytes) {
+      L.tile1 = n.dims[d1];
+      L.tile0 = std::min(n.dims[d0], std::max(narrow, kTileBytes / (L.tile1 * es)));
+    }
+  }
+  L.outer = L.path == Path::tiled ? outer_of(n, d0, L.tile_dim) : outer_of(n, d0, -1);
+  L.outer_count = L.outer.element_count();
+  return L;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), L_(make_layout(g)) {
+    const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
+    use_double_ = needs_double_compute(g, op);
+    read_prior_ = op.blend.beta != 0.0;
+    if (use_double_) init_kernels(kd_, op.mode);
+    else init_kernels(kf_, op.mode);
+  }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    if (use_double_) run<double>(ctx, g, pack, kd_);
+    else run<float>(ctx, g, pack, kf_);
+  }
+
+ private:
+  template <class C>
+  void init_kernels(Kernels<C> &k, cudnnPointwiseMode_t mode) {
+    const cudnnDataType_t c_type = std::is_same_v<C, float> ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+    for (int j = 0; j + 1 < L_.ops.count; ++j) {
+      k.load[j] = load_fn_for<C>(L_.ops.dtype[j + 1]);
+      k.in_place[j] = L_.ops.dtype[j + 1] == c_type;
+    }
+    k.compute = mode == CUDNN_POINTWISE_IDENTITY ? nullptr : compute_fn_for<C>(mode);
+    k.store = store_fn_for<C>(L_.ops.dtype[0], read_prior_);
+    k.out_is_c = L_.ops.dtype[0] == c_type;
+  }
+
+  template <class C>
+  void run(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack, const Kernels<C> &k) const {
+    const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
+    RunArgs<C> a;
+    a.n_inputs = L_.ops.count - 1;
+    a.alpha1 = static_cast<C>(op.alpha1);
+    a.alpha2 = static_cast<C>(op.alpha2);
+    a.alpha = static_cast<C>(op.blend.alpha);
+    a.beta = static_cast<C>(op.blend.beta);
+    a.params = make_params<C>(op);
+    // The by-value constants live here for the duration of the call.
+    alignas(64) C constants[3][kBlock];
+    for (int o = 0; o < L_.ops.count; ++o) {
+      a.es[o] = static_cast<size_t>(type_info(L_.ops.dtype[o]).bits / 8);
+      if (L_.ops.by_value[o]) {
+        const double v = g.tensor(L_.ops.uid[o]).value;
+        std::fill(constants[o - 1], constants[o - 1] + kBlock, static_cast<C>(v));
+        a.constant[o - 1] = constants[o - 1];
+      } else {
+        a.base[o] = static_cast<char *>(pack.get(L_.ops.uid[o]));
+        if (a.base[o] == nullptr && L_.nest.element_count() > 0)
+          fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", L_.ops.uid[o]);
+      }
+    }
+    if (op.mode == CUDNN_POINTWISE_IDENTITY) a.alpha = static_cast<C>(op.blend.alpha * op.alpha1);
+    const bool identity = op.mode == CUDNN_POINTWISE_IDENTITY && op.blend.beta == 0.0;
+    alignas(64) char fill_block[kBlock * 8];
+    if (identity && L_.ops.by_value[1]) {
+      a.kind = Kind::fill;
+      store_lane(L_.ops.dtype[0], a.fill_value, 0, op.blend.alpha * op.alpha1 * g.tensor(L_.ops.uid[1]).value);
+      a.copy = copy_fn_for(a.es[0]);
+      for (int i = 0; i < kBlock; ++i) std::memcpy(fill_block + i * a.es[0], a.fill_value, a.es[0]);
+      a.fill_block = fill_block;
+    } else if (identity && L_.ops.dtype[1] == L_.ops.dtype[0] && op.alpha1 * op.blend.alpha == 1.0) {
+      a.kind = Kind::copy;
+      a.copy = copy_fn_for(a.es[0]);
+    }
+    // Outputs much larger than the caches are written with streaming stores.
+    a.stream = op.blend.beta == 0.0 && L_.nest.element_count() * static_cast<int64_t>(a.es[0]) >= kStreamBytes;
+    if (L_.path == Path::tiled) run_tiled(ctx, L_, k, a);
+    else run_rows(ctx, L_, k, a);
+  }
+
+  Layout L_;
+  bool use_double_ = false;
+  bool read_prior_ = false;
+  Kernels<float> kf_;
+  Kernels<double> kd_;
+};
+
+class StridedPointwiseEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.pointwise.strided"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  int priority() const override { return 10; }
+  Support supports(const graph::Graph &g) const override {
+    Support s = check_single_pointwise(g);
+    if (!s) return s;
+    const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
+    if (pw::arity(op.mode) <= 0) return Support::no("mode is not element-wise on data (GEN_INDEX)");
+    PointwiseOperands ops = pointwise_operands(g);
+    for (int o = 0; o < ops.count; ++o)
+      if (!is_fast_type(ops.dtype[o]))
+        return Support::no(cat("data type ", type_info(ops.dtype[o]).enum_name, " has no fast CPU kernels"));
+    if (has_overlapping_output(g.tensor(ops.uid[0])))
+      return Support::no("y has a zero stride on a dimension of extent > 1 (overlapping output)");
+    return Support::yes();
+  }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this, g);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::StridedPointwiseEngine;
+FDNN_REGISTER_ENGINE(StridedPointwiseEngine)

@@ -1,0 +1,33 @@
+// Host-side helpers of the CUDA engines: error checks that turn CUDA errors
+// into fdnn::Error, and cached device properties.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.hpp"
+
+namespace fdnn::cuda {
+
+inline void check_cuda(cudaError_t e, const char *what) {
+  if (e != cudaSuccess)
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, what, " failed: ", cudaGetErrorName(e), " (", cudaGetErrorString(e),
+         ")");
+}
+
+// After a kernel launch: reports launch errors (bad configuration, no kernel
+// image for this GPU) without synchronising.
+inline void check_launch(const char *kernel) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "launch of ", kernel, " failed: ", cudaGetErrorName(e), " (",
+         cudaGetErrorString(e), ")");
+}
+
+// Number of multiprocessors of the current device (cached per device).
+int sm_count();
+
+inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
+
+inline bool aligned_to(const void *p, size_t bytes) { return (reinterpret_cast<uintptr_t>(p) % bytes) == 0; }
+
+}  // namespace fdnn::cuda
