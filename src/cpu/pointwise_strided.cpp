@@ -307,7 +307,7 @@ class Plan final : public ExecutionPlan {
  public:
   Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), L_(make_layout(g)) {
     const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
-    use_double_ = needs_double_compute(g, op);
+    use_double_ = pointwise_computes_in_double(g, op);
     read_prior_ = op.blend.beta != 0.0;
     if (use_double_) init_kernels(kd_, op.mode);
     else init_kernels(kf_, op.mode);
@@ -395,7 +395,7 @@ class StridedPointwiseEngine final : public Engine {
     for (int o = 0; o < ops.count; ++o)
       if (!is_fast_type(ops.dtype[o]))
         return Support::no(cat("data type ", type_info(ops.dtype[o]).enum_name, " has no fast CPU kernels"));
-    if (has_overlapping_output(g.tensor(ops.uid[0])))
+    if (has_overlapping_elements(g.tensor(ops.uid[0])))
       return Support::no("y has a zero stride on a dimension of extent > 1 (overlapping output)");
     return Support::yes();
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/op_support.hpp"
 #include "core/pointwise_math.hpp"
 #include "graph/graph.hpp"
 
@@ -20,25 +21,12 @@ struct PointwiseOperands {
   bool by_value[4] = {};
 };
 
-// Support::yes() when g is one PointwiseOp whose mode is known, whose
-// operands exist with y's rank and broadcast to y, and whose y is a real
-// (not by-value) tensor.
-Support check_single_pointwise(const graph::Graph &g);
-
 // Operands of the single pointwise op of g (after check_single_pointwise).
 PointwiseOperands pointwise_operands(const graph::Graph &g);
 
 // An input's strides as seen from y's dims: 0 where the input broadcasts
 // (extent 1 against a larger y extent) and everywhere for by-value scalars.
 std::vector<int64_t> broadcast_strides(const graph::Tensor &t, const graph::Tensor &y);
-
-// True when writing y would hit one element twice (a zero stride on a
-// dimension of extent > 1).
-bool has_overlapping_output(const graph::Tensor &y);
-
-// The fast engine computes in double for DOUBLE (and integer) compute types
-// and when a tensor is DOUBLE or INT64, else in float.
-bool needs_double_compute(const graph::Graph &g, const graph::PointwiseOp &op);
 
 template <class C>
 pw::Params<C> make_params(const graph::PointwiseOp &op) {

@@ -341,8 +341,7 @@ class Plan final : public ExecutionPlan {
  public:
   Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), L_(make_layout(g)) {
     const auto &op = std::get<graph::ReductionOp>(g.ops().front());
-    use_double_ = op.compute_type == CUDNN_DATA_DOUBLE || L_.xt == CUDNN_DATA_DOUBLE || L_.yt == CUDNN_DATA_DOUBLE ||
-                  L_.xt == CUDNN_DATA_INT64 || L_.xt == CUDNN_DATA_INT32;
+    use_double_ = reduction_computes_in_double(op, g.tensor(op.x), g.tensor(op.y));
   }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {

@@ -14,17 +14,11 @@
 #include <limits>
 
 #include "core/engine.hpp"
+#include "core/op_support.hpp"
 #include "core/pointwise_math.hpp"
 #include "graph/graph.hpp"
 
 namespace fdnn::cpu {
-
-// Support::yes() when g is one ReductionOp with x, y (y's dims equal to x's
-// or 1) and, if present, an INT32/UINT32 indices tensor of y's dims; indices
-// only for MIN, MAX and AMAX.
-Support check_single_reduction(const graph::Graph &g);
-
-bool reduction_has_index_mode(cudnnReduceTensorOp_t mode);
 
 // The reduction modes as accumulators in the compute type C.
 namespace red {

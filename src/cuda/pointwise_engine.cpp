@@ -13,59 +13,30 @@
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/op_support.hpp"
 #include "cuda/kernel_args.hpp"
 
 namespace fdnn::cuda {
 namespace {
 
-graph::Uid input_uid(const graph::PointwiseOp &op, int j) { return j == 0 ? op.x : (j == 1 ? op.b : op.t); }
-const char *input_name(int j) { return j == 0 ? "x" : (j == 1 ? "b" : "t"); }
-
+// The shared structural checks, then what the CUDA kernels can do.
 Support check_graph(const graph::Graph &g) {
-  if (g.ops().size() != 1) return Support::no(cat("graph has ", g.ops().size(), " operations; this engine runs one"));
-  const auto *op = std::get_if<graph::PointwiseOp>(&g.ops().front());
-  if (op == nullptr) return Support::no("not a pointwise operation");
-  const int arity = pw::arity(op->mode);
-  if (arity < 0) return Support::no(cat("pointwise mode ", static_cast<int>(op->mode), " is not implemented"));
-  const graph::Tensor *y = g.find_tensor(op->y);
-  if (y == nullptr) return Support::no("y is missing");
-  if (y->by_value) return Support::no("y is a by-value scalar");
-  if (y->strides.size() != y->dims.size()) return Support::no("y needs as many strides as dims");
-  if (y->rank() > kMaxRank) return Support::no(cat("rank ", y->rank(), " is above ", kMaxRank));
-  if (!element_type_supported(y->dtype))
-    return Support::no(cat("data type ", type_info(y->dtype).enum_name, " of y has no CUDA kernels"));
-  for (int d = 0; d < y->rank(); ++d)
-    if (y->dims[d] > 1 && y->strides[d] == 0) return Support::no("y has a zero stride (overlapping output)");
-  if (op->mode == CUDNN_POINTWISE_GEN_INDEX && (op->axis < 0 || op->axis >= y->rank()))
-    return Support::no(cat("GEN_INDEX axis ", op->axis, " is outside rank ", y->rank()));
-  for (int j = 0; j < arity; ++j) {
-    const graph::Tensor *t = g.find_tensor(input_uid(*op, j));
-    if (t == nullptr) return Support::no(cat("input ", input_name(j), " is missing"));
-    if (!t->by_value && !element_type_supported(t->dtype))
-      return Support::no(cat("data type ", type_info(t->dtype).enum_name, " of ", input_name(j), " has no CUDA kernels"));
-    if (t->by_value) continue;
-    if (t->dims.size() != y->dims.size() || t->strides.size() != t->dims.size())
-      return Support::no(cat("input ", input_name(j), " has rank ", t->dims.size(), ", y has ", y->dims.size()));
-    for (size_t d = 0; d < y->dims.size(); ++d)
-      if (t->dims[d] != y->dims[d] && t->dims[d] != 1)
-        return Support::no(cat("input ", input_name(j), " dim ", d, " = ", t->dims[d], " does not broadcast to ",
-                               y->dims[d]));
+  if (Support s = check_single_pointwise(g); !s) return s;
+  const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
+  const graph::Tensor &y = g.tensor(op.y);
+  if (y.rank() > kMaxRank) return Support::no(cat("rank ", y.rank(), " is above ", kMaxRank));
+  if (!element_type_supported(y.dtype))
+    return Support::no(cat("data type ", type_info(y.dtype).enum_name, " of y has no CUDA kernels"));
+  if (has_overlapping_elements(y)) return Support::no("y has a zero stride (overlapping output)");
+  if (op.mode == CUDNN_POINTWISE_GEN_INDEX && (op.axis < 0 || op.axis >= y.rank()))
+    return Support::no(cat("GEN_INDEX axis ", op.axis, " is outside rank ", y.rank()));
+  for (int j = 0; j < pw::arity(op.mode); ++j) {
+    const graph::Tensor &t = g.tensor(pointwise_input(op, j));
+    if (!t.by_value && !element_type_supported(t.dtype))
+      return Support::no(cat("data type ", type_info(t.dtype).enum_name, " of ", pointwise_input_name(j),
+                             " has no CUDA kernels"));
   }
   return Support::yes();
-}
-
-// The CPU engines compute in double for DOUBLE and integer compute types and
-// when a tensor is DOUBLE or INT64 (cpu::needs_double_compute); so do we.
-bool needs_double(const graph::Graph &g, const graph::PointwiseOp &op) {
-  switch (op.compute_type) {
-    case CUDNN_DATA_DOUBLE:
-    case CUDNN_DATA_INT32:
-    case CUDNN_DATA_INT64: return true;
-    default: break;
-  }
-  for (const graph::Tensor &t : g.tensors())
-    if (t.dtype == CUDNN_DATA_DOUBLE || t.dtype == CUDNN_DATA_INT64) return true;
-  return false;
 }
 
 class Plan final : public ExecutionPlan {
@@ -74,7 +45,7 @@ class Plan final : public ExecutionPlan {
     const auto &op = std::get<graph::PointwiseOp>(g.ops().front());
     const graph::Tensor &y = g.tensor(op.y);
     arity_ = pw::arity(op.mode);
-    needs_double_ = needs_double(g, op);
+    needs_double_ = pointwise_computes_in_double(g, op);
     if (op.mode == CUDNN_POINTWISE_GEN_INDEX) {
       // The axis must keep its meaning: no dropping, reordering or merging.
       layout_.rank = y.rank();
@@ -91,7 +62,7 @@ class Plan final : public ExecutionPlan {
     }
     std::vector<std::vector<int64_t>> strides{y.strides};
     for (int j = 0; j < arity_; ++j) {
-      const graph::Tensor &t = g.tensor(input_uid(op, j));
+      const graph::Tensor &t = g.tensor(pointwise_input(op, j));
       strides.push_back(t.by_value ? std::vector<int64_t>(y.dims.size(), 0) : broadcast_strides(y.dims, t.dims, t.strides));
     }
     layout_ = make_layout(y.dims, strides, /*reorder=*/true);
@@ -107,14 +78,14 @@ class Plan final : public ExecutionPlan {
     a.y_dtype = y.dtype;
     check_arg(a.y != nullptr || layout_.element_count() == 0, "no device pointer for y (uid ", op.y, ")");
     for (int j = 0; j < arity_; ++j) {
-      const graph::Tensor &t = g.tensor(input_uid(op, j));
+      const graph::Tensor &t = g.tensor(pointwise_input(op, j));
       OperandArgs &in = a.in[j];
       in.dtype = t.dtype;
       in.by_value = t.by_value;
       in.value = t.value;
       if (!t.by_value) {
         in.ptr = pack.get(t.uid);
-        check_arg(in.ptr != nullptr, "no device pointer for ", input_name(j), " (uid ", t.uid, ")");
+        check_arg(in.ptr != nullptr, "no device pointer for ", pointwise_input_name(j), " (uid ", t.uid, ")");
       }
     }
     a.alpha1 = op.alpha1;

@@ -14,6 +14,7 @@
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/op_support.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/kernel_args.hpp"
 
@@ -22,67 +23,21 @@ namespace {
 
 enum Operand { kX = 0, kY = 1, kFlat = 2, kIdx = 3 };
 
-bool has_index_mode(cudnnReduceTensorOp_t mode) {
-  return mode == CUDNN_REDUCE_TENSOR_MIN || mode == CUDNN_REDUCE_TENSOR_MAX || mode == CUDNN_REDUCE_TENSOR_AMAX;
-}
-
-bool known_mode(cudnnReduceTensorOp_t mode) {
-  switch (mode) {
-    case CUDNN_REDUCE_TENSOR_ADD:
-    case CUDNN_REDUCE_TENSOR_MUL:
-    case CUDNN_REDUCE_TENSOR_MIN:
-    case CUDNN_REDUCE_TENSOR_MAX:
-    case CUDNN_REDUCE_TENSOR_AMAX:
-    case CUDNN_REDUCE_TENSOR_AVG:
-    case CUDNN_REDUCE_TENSOR_NORM1:
-    case CUDNN_REDUCE_TENSOR_NORM2:
-    case CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS: return true;
-    default: return false;
-  }
-}
-
+// The shared structural checks, then what the CUDA kernels can do.
 Support check_graph(const graph::Graph &g) {
-  if (g.ops().size() != 1) return Support::no(cat("graph has ", g.ops().size(), " operations; this engine runs one"));
-  const auto *op = std::get_if<graph::ReductionOp>(&g.ops().front());
-  if (op == nullptr) return Support::no("not a reduction");
-  if (!known_mode(op->mode)) return Support::no(cat("reduction mode ", static_cast<int>(op->mode), " is not implemented"));
-  const graph::Tensor *x = g.find_tensor(op->x), *y = g.find_tensor(op->y);
-  if (x == nullptr || y == nullptr) return Support::no("x or y is missing");
-  if (x->by_value || y->by_value) return Support::no("by-value x or y");
-  if (x->dims.size() != y->dims.size()) return Support::no("x and y differ in rank");
+  if (Support s = check_single_reduction(g); !s) return s;
+  const auto &op = std::get<graph::ReductionOp>(g.ops().front());
+  const graph::Tensor *x = &g.tensor(op.x), *y = &g.tensor(op.y);
   if (x->rank() > kMaxRank) return Support::no(cat("rank ", x->rank(), " is above ", kMaxRank));
-  if (x->strides.size() != x->dims.size() || y->strides.size() != y->dims.size())
-    return Support::no("strides do not match dims");
   for (const graph::Tensor *t : {x, y})
     if (!element_type_supported(t->dtype))
       return Support::no(cat("data type ", type_info(t->dtype).enum_name, " has no CUDA kernels"));
-  for (size_t d = 0; d < x->dims.size(); ++d)
-    if (y->dims[d] != x->dims[d] && y->dims[d] != 1)
-      return Support::no(cat("y dim ", d, " = ", y->dims[d], " is neither x's ", x->dims[d], " nor 1"));
-  for (size_t d = 0; d < y->dims.size(); ++d)
-    if (y->dims[d] > 1 && y->strides[d] == 0) return Support::no("y has overlapping elements");
-  if (op->indices != graph::kNoTensor) {
-    if (!has_index_mode(op->mode)) return Support::no("indices exist only for MIN, MAX and AMAX");
-    const graph::Tensor *idx = g.find_tensor(op->indices);
-    if (idx == nullptr) return Support::no("indices tensor is missing");
-    if (idx->dtype != CUDNN_DATA_INT32 && idx->dtype != CUDNN_DATA_UINT32)
-      return Support::no("indices must be 32-bit integers");
-    if (idx->dims != y->dims || idx->strides.size() != idx->dims.size())
-      return Support::no("indices must have y's dims");
-  }
   int64_t outputs = y->element_count(), slice = 1;
   for (size_t d = 0; d < x->dims.size(); ++d)
     if (y->dims[d] == 1) slice *= x->dims[d];
   if (outputs >= (int64_t{1} << 31) || slice >= (int64_t{1} << 31))
     return Support::no("more than 2^31 outputs or reduced elements per output");
   return Support::yes();
-}
-
-// The CPU engines compute in double for DOUBLE compute or tensors and for
-// INT32/INT64 inputs (cpu/reduction.cpp); so do we.
-bool needs_double(const graph::ReductionOp &op, const graph::Tensor &x, const graph::Tensor &y) {
-  return op.compute_type == CUDNN_DATA_DOUBLE || x.dtype == CUDNN_DATA_DOUBLE || y.dtype == CUDNN_DATA_DOUBLE ||
-         x.dtype == CUDNN_DATA_INT64 || x.dtype == CUDNN_DATA_INT32;
 }
 
 constexpr int64_t kMaxThreads = (int64_t{1} << 31) - 1;  // the kernels index threads in 32 bits
@@ -109,7 +64,7 @@ ReductionArgs make_geometry(const graph::Graph &g) {
 
   ReductionArgs a;
   a.mode = op.mode;
-  a.compute_double = needs_double(op, x, y);
+  a.compute_double = reduction_computes_in_double(op, x, y);
   a.with_index = idx != nullptr;
   a.x_dtype = x.dtype;
   a.y_dtype = y.dtype;
