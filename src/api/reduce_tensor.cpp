@@ -1,6 +1,7 @@
 // cudnnReduceTensor and its size queries. One ReductionOp: C = alpha *
 // reduce(A) + beta * C over the dimensions where C has extent 1, with int32
 // flat indices for MIN / MAX / AMAX when the descriptor asks for them.
+#include <optional>
 #include <vector>
 
 #include "api/guard.hpp"
@@ -21,17 +22,32 @@ bool is_index_op(cudnnReduceTensorOp_t op) {
   return op == CUDNN_REDUCE_TENSOR_MIN || op == CUDNN_REDUCE_TENSOR_MAX || op == CUDNN_REDUCE_TENSOR_AMAX;
 }
 
-size_t index_bytes(cudnnIndicesType_t t) {
-  switch (t) {
-    case CUDNN_64BIT_INDICES: return 8;
-    case CUDNN_16BIT_INDICES: return 2;
-    case CUDNN_8BIT_INDICES: return 1;
-    default: return 4;
-  }
+// cuDNN 9 writes 32-bit indices whatever cudnnIndicesType_t the descriptor
+// names (and sizes them so in cudnnGetReductionIndicesSize).
+constexpr size_t kIndexBytes = 4;
+
+// Types cudnnReduceTensor reads and writes (cuDNN 9.19 answers NOT_SUPPORTED
+// for BFLOAT16, UINT8, INT32 and the others).
+bool is_reduce_io_type(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_INT8;
 }
 
-bool is_reduce_io_type(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 || t == CUDNN_DATA_INT8;
+// cuDNN 9.19's rules, measured for every pair of FLOAT, DOUBLE, HALF,
+// BFLOAT16, INT8, UINT8 and INT32 under FLOAT and DOUBLE compute types
+// (tests/oracle_gpu/tensor_ops_gpu.c, probe.redm.*): DOUBLE goes with DOUBLE
+// only, HALF does not mix with INT8 (BAD_PARAM); DOUBLE data needs a DOUBLE
+// compute type, the others FLOAT (NOT_SUPPORTED).
+void check_reduce_types(const cudnnReduceTensorStruct &rd, cudnnDataType_t a, cudnnDataType_t c) {
+  const char *an = type_info(a).enum_name, *cn = type_info(c).enum_name;
+  check_supported(is_reduce_io_type(a), "aDesc data type ", an, " is not supported (FLOAT, DOUBLE, HALF or INT8)");
+  check_supported(is_reduce_io_type(c), "cDesc data type ", cn, " is not supported (FLOAT, DOUBLE, HALF or INT8)");
+  const bool a_double = a == CUDNN_DATA_DOUBLE, c_double = c == CUDNN_DATA_DOUBLE;
+  check_arg(a_double == c_double, "aDesc is ", an, " and cDesc is ", cn, ": DOUBLE tensors must both be DOUBLE");
+  const bool half_int8 = (a == CUDNN_DATA_HALF && c == CUDNN_DATA_INT8) || (a == CUDNN_DATA_INT8 && c == CUDNN_DATA_HALF);
+  check_arg(!half_int8, "aDesc is ", an, " and cDesc is ", cn, ": HALF and INT8 do not mix in a reduction");
+  const cudnnDataType_t want = a_double ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  check_supported(rd.compute_type == want, "reduceTensorCompType must be ", type_info(want).enum_name, " for ", an,
+                  " data, not ", type_info(rd.compute_type).enum_name);
 }
 
 // The validated problem; the graph has x, y and (with indices) the indices
@@ -47,23 +63,9 @@ struct Reduction {
 // cDesc's); nullptr stands for 1 and 0 (the size queries).
 Reduction build(const cudnnReduceTensorStruct &rd, const cudnnTensorStruct &ad, const cudnnTensorStruct &cd,
                 const void *alpha_p, const void *beta_p) {
-  // Types: DOUBLE only with DOUBLE (and a DOUBLE compute type); FLOAT, HALF,
-  // BFLOAT16 and INT8 mix freely with a FLOAT compute type.
-  const bool a_double = ad.dtype == CUDNN_DATA_DOUBLE, c_double = cd.dtype == CUDNN_DATA_DOUBLE;
-  check_arg(a_double == c_double, "aDesc is ", type_info(ad.dtype).enum_name, " and cDesc is ",
-            type_info(cd.dtype).enum_name, ": DOUBLE tensors must both be DOUBLE");
-  if (a_double) {
-    check_supported(rd.compute_type == CUDNN_DATA_DOUBLE, "DOUBLE tensors need reduceTensorCompType DOUBLE, not ",
-                    type_info(rd.compute_type).enum_name);
-  } else {
-    check_supported(is_reduce_io_type(ad.dtype), "aDesc data type ", type_info(ad.dtype).enum_name,
-                    " is not supported (FLOAT, HALF, BFLOAT16, INT8 or DOUBLE)");
-    check_supported(is_reduce_io_type(cd.dtype), "cDesc data type ", type_info(cd.dtype).enum_name,
-                    " is not supported (FLOAT, HALF, BFLOAT16, INT8 or DOUBLE)");
-    check_supported(rd.compute_type == CUDNN_DATA_FLOAT, "reduceTensorCompType must be FLOAT for ",
-                    type_info(ad.dtype).enum_name, " data, not ", type_info(rd.compute_type).enum_name);
-  }
+  check_reduce_types(rd, ad.dtype, cd.dtype);
   check_arg(ad.nb_dims == cd.nb_dims, "aDesc has ", ad.nb_dims, " dimensions but cDesc has ", cd.nb_dims);
+  check_arg(ad.nb_dims >= 3, "cudnnReduceTensor takes tensors of 3 to 8 dimensions, not ", ad.nb_dims);
   const LaneLayout al = lane_layout(ad), cl = lane_layout(cd);
   bool reduces = false;
   for (size_t i = 0; i < al.dims.size(); ++i) {
@@ -74,13 +76,9 @@ Reduction build(const cudnnReduceTensorStruct &rd, const cudnnTensorStruct &ad, 
   check_arg(reduces, "aDesc and cDesc have the same dimensions: there is nothing to reduce");
 
   Reduction r;
-  r.wants_indices = rd.indices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES;
-  if (r.wants_indices) {
-    check_arg(is_index_op(rd.op), "indices exist only for the MIN, MAX and AMAX reductions, not op ",
-              static_cast<int>(rd.op));
-    check_supported(rd.indices_type == CUDNN_32BIT_INDICES, "only CUDNN_32BIT_INDICES are supported, not ",
-                    static_cast<int>(rd.indices_type));
-  }
+  // Indices exist for MIN, MAX and AMAX; the other reductions ignore a
+  // request for them (as cuDNN does).
+  r.wants_indices = rd.indices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES && is_index_op(rd.op);
   std::vector<graph::Tensor> v = common_views({al, cl});
   graph::ReductionOp op;
   op.mode = rd.op;
@@ -119,7 +117,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReductionIndicesSize(cudnnHandle_t handle,
     check_not_null(sizeInBytes, "sizeInBytes");
     size_t outputs = 1;
     for (int64_t d : lane_layout(cd).dims) outputs *= static_cast<size_t>(d);
-    *sizeInBytes = rd.indices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES ? outputs * index_bytes(rd.indices_type) : 0;
+    *sizeInBytes = rd.indices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES ? outputs * kIndexBytes : 0;
   });
 }
 
@@ -133,8 +131,17 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReductionWorkspaceSize(cudnnHandle_t handle,
     const cudnnTensorStruct &ad = checked_tensor(aDesc, "aDesc");
     const cudnnTensorStruct &cd = checked_tensor(cDesc, "cDesc");
     check_not_null(sizeInBytes, "sizeInBytes");
-    Reduction r = build(rd, ad, cd, nullptr, nullptr);
-    *sizeInBytes = plan_for(h, r.g)->workspace_size();
+    // cuDNN answers this query without validating the problem (mismatched
+    // dimensions, say): cudnnReduceTensor reports those. A problem we
+    // cannot build needs no workspace.
+    *sizeInBytes = 0;
+    std::optional<Reduction> r;
+    try {
+      r.emplace(build(rd, ad, cd, nullptr, nullptr));
+    } catch (const Error &) {
+      return;
+    }
+    *sizeInBytes = plan_for(h, r->g)->workspace_size();
   });
 }
 
@@ -161,15 +168,15 @@ cudnnStatus_t CUDNNWINAPI cudnnReduceTensor(cudnnHandle_t handle, const cudnnRed
     pack.set(r.y, C);
     if (r.wants_indices) {
       check_not_null(indices, "indices");
-      const size_t need = static_cast<size_t>(r.outputs) * 4;
+      const size_t need = static_cast<size_t>(r.outputs) * kIndexBytes;
       if (indicesSizeInBytes < need)
-        fail(CUDNN_STATUS_INVALID_VALUE, "indicesSizeInBytes = ", indicesSizeInBytes, " but the indices need ", need,
+        fail(CUDNN_STATUS_BAD_PARAM, "indicesSizeInBytes = ", indicesSizeInBytes, " but the indices need ", need,
              " bytes (cudnnGetReductionIndicesSize)");
       pack.set(r.indices, indices);
     }
     const size_t ws = plan_for(h, r.g)->workspace_size();
     if (workspaceSizeInBytes < ws)
-      fail(CUDNN_STATUS_INVALID_VALUE, "workspaceSizeInBytes = ", workspaceSizeInBytes, " but this reduction needs ",
+      fail(CUDNN_STATUS_BAD_PARAM, "workspaceSizeInBytes = ", workspaceSizeInBytes, " but this reduction needs ",
            ws, " bytes (cudnnGetReductionWorkspaceSize)");
     if (ws > 0) {
       check_not_null(workspace, "workspace");

@@ -1,7 +1,8 @@
 // cudnnSetTensor, cudnnScaleTensor, cudnnAddTensor, cudnnOpTensor: each
 // validates like cuDNN, then becomes one PointwiseOp run through the engines.
 // (Transforms: transform_tensor.cpp; reductions: reduce_tensor.cpp.)
-#include <cstring>
+#include <algorithm>
+#include <initializer_list>
 #include <string>
 
 #include "api/guard.hpp"
@@ -9,7 +10,6 @@
 #include "api/tensor_views.hpp"
 #include "core/dtype.hpp"
 #include "core/handle.hpp"
-#include "core/numeric.hpp"
 #include "core/op_descriptors.hpp"
 #include "core/tensor_desc.hpp"
 #include "graph/graph.hpp"
@@ -19,37 +19,34 @@ using namespace fdnn::api;
 
 namespace {
 
-// cuDNN's element-wise tensor calls handle up to 5 dimensions.
+// The element-wise tensor calls take 4-d and 5-d tensors. cuDNN 9 rejects
+// more dimensions with NOT_SUPPORTED and fewer with BAD_PARAM in AddTensor and
+// OpTensor, NOT_SUPPORTED in SetTensor, and in ScaleTensor BAD_PARAM for 2-d
+// and NOT_SUPPORTED for 3-d (measured on cuDNN 9.19; see
+// tests/oracle_gpu/tensor_ops_gpu.c, "probes").
+constexpr int kMinPointwiseDims = 4;
 constexpr int kMaxPointwiseDims = 5;
 
-// The value at valuePtr, which has y's type (one lane of a vector type; all
-// lanes of the vector must then be equal, we have no way to store a pattern).
-double read_fill_value(const void *p, cudnnDataType_t t) {
-  const auto &ti = type_info(t);
-  const int lanes = ti.vector_count;
-  unsigned char bytes[32];
-  std::memcpy(bytes, p, static_cast<size_t>(ti.bits / 8 * lanes));
-  for (int i = 1; i < lanes; ++i)
-    check_supported(bytes[i] == bytes[0], "a ", ti.enum_name,
-                    " fill value with different lanes is not supported (all lanes must be equal)");
-  switch (scalar_type(t)) {
-    case CUDNN_DATA_FLOAT: { float v; std::memcpy(&v, bytes, 4); return v; }
-    case CUDNN_DATA_DOUBLE: { double v; std::memcpy(&v, bytes, 8); return v; }
-    case CUDNN_DATA_HALF: { uint16_t v; std::memcpy(&v, bytes, 2); return num::half_to_float(v); }
-    case CUDNN_DATA_BFLOAT16: { uint16_t v; std::memcpy(&v, bytes, 2); return num::bf16_to_float(v); }
-    case CUDNN_DATA_INT8: return static_cast<int8_t>(bytes[0]);
-    case CUDNN_DATA_UINT8: return bytes[0];
-    case CUDNN_DATA_INT32: { int32_t v; std::memcpy(&v, bytes, 4); return v; }
-    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cudnnSetTensor does not support ", ti.enum_name);
-  }
-}
-
-cudnnDataType_t compute_type_for(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
-
-void check_rank(const cudnnTensorStruct &d, const char *name) {
+void check_rank(const cudnnTensorStruct &d, const char *name, cudnnStatus_t too_few) {
+  if (d.nb_dims < kMinPointwiseDims)
+    fail(too_few, name, " has ", d.nb_dims, " dimensions; this function takes ", kMinPointwiseDims, " or ",
+         kMaxPointwiseDims);
   check_supported(d.nb_dims <= kMaxPointwiseDims, name, " has ", d.nb_dims, " dimensions; this function supports up to ",
                   kMaxPointwiseDims);
 }
+
+// SetTensor, ScaleTensor and AddTensor handle FLOAT, DOUBLE, HALF, BFLOAT16
+// and INT8 tensors; cuDNN 9 answers NOT_SUPPORTED for the others (UINT8,
+// INT32, the vector types).
+void check_elementwise_type(const cudnnTensorStruct &d, const char *name) {
+  const cudnnDataType_t t = d.dtype;
+  check_supported(t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF ||
+                      t == CUDNN_DATA_BFLOAT16 || t == CUDNN_DATA_INT8,
+                  name, " has data type ", type_info(t).enum_name,
+                  "; this function supports FLOAT, DOUBLE, HALF, BFLOAT16 and INT8");
+}
+
+cudnnDataType_t compute_type_for(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
 
 // Each dimension of `in` must equal out's or be 1 (when `may_broadcast`).
 void check_broadcast(const LaneLayout &in, const char *in_name, const LaneLayout &out, const char *out_name,
@@ -63,38 +60,52 @@ void check_broadcast(const LaneLayout &in, const char *in_name, const LaneLayout
   }
 }
 
-// One row of cuDNN's cudnnOpTensor type table: compute, A, B, C.
+// One row of cuDNN's cudnnOpTensor type table: compute, A (= B), C.
 struct OpTensorTypes {
-  cudnnDataType_t compute, a, b, c;
+  cudnnDataType_t compute, ab, c;
 };
 constexpr OpTensorTypes kOpTensorTypes[] = {
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
-    {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_HALF, CUDNN_DATA_HALF},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_INT8, CUDNN_DATA_INT8},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_INT8},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16},
-    {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},       {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},        {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+    {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE},    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_HALF},         {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_INT8},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_INT8},        {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16},
+    {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_BFLOAT16},
 };
 
-// BAD_PARAM for a type combination outside the table, NOT_SUPPORTED for a
-// listed combination with another compute type.
+bool in(cudnnDataType_t t, std::initializer_list<cudnnDataType_t> set) {
+  return std::find(set.begin(), set.end(), t) != set.end();
+}
+
+// The statuses of cuDNN 9.19 for combinations outside the table, measured
+// for every pair of FLOAT, DOUBLE, HALF, BFLOAT16, INT8, UINT8 and INT32
+// under FLOAT and DOUBLE compute types (tests/oracle_gpu/tensor_ops_gpu.c,
+// probe.opm.*). One exception: cuDNN "succeeds" with DOUBLE compute on
+// BFLOAT16 / INT8 / UINT8 / INT32 inputs and a DOUBLE output but writes
+// garbage; we answer NOT_SUPPORTED there.
 void check_op_tensor_types(cudnnDataType_t compute, cudnnDataType_t a, cudnnDataType_t b, cudnnDataType_t c) {
-  bool listed = false;
-  for (const OpTensorTypes &row : kOpTensorTypes) {
-    if (row.a != a || row.b != b || row.c != c) continue;
-    listed = true;
-    if (row.compute == compute) return;
-  }
-  check_arg(listed, "data types A = ", type_info(a).enum_name, ", B = ", type_info(b).enum_name, ", C = ",
-            type_info(c).enum_name, " are not a combination cudnnOpTensor supports");
-  fail(CUDNN_STATUS_NOT_SUPPORTED, "opTensorCompType = ", type_info(compute).enum_name, " is not supported with A = ",
-       type_info(a).enum_name, ", B = ", type_info(b).enum_name, ", C = ", type_info(c).enum_name,
-       " (DOUBLE data needs DOUBLE, everything else FLOAT)");
+  const char *an = type_info(a).enum_name, *bn = type_info(b).enum_name, *cn = type_info(c).enum_name;
+  check_arg(a == b, "aDesc is ", an, " but bDesc is ", bn, "; cudnnOpTensor needs A and B of one type");
+  for (const OpTensorTypes &row : kOpTensorTypes)
+    if (row.compute == compute && row.ab == a && row.c == c) return;
+  check_supported(in(c, {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8}),
+                  "cudnnOpTensor does not write ", cn, " tensors");
+  // DOUBLE mixed with FLOAT or HALF.
+  const bool a_double = a == CUDNN_DATA_DOUBLE, c_double = c == CUDNN_DATA_DOUBLE;
+  check_arg(a_double == c_double || !in(a, {CUDNN_DATA_DOUBLE, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}), "A is ", an,
+            " but C is ", cn, ": DOUBLE tensors go with DOUBLE tensors only");
+  const auto unsupported = [&] {
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "cudnnOpTensor does not support A = B = ", an, ", C = ", cn,
+         " with opTensorCompType ", type_info(compute).enum_name,
+         " (DOUBLE data needs DOUBLE, everything else FLOAT; see the type table of cudnnOpTensor)");
+  };
+  if (compute != CUDNN_DATA_FLOAT || c_double) unsupported();
+  // FLOAT compute, C of FLOAT, HALF, BFLOAT16 or INT8, a pair outside the table.
+  check_arg(in(a, {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8}), "A and B of type ", an,
+            " are not inputs cudnnOpTensor takes with a FLOAT compute type");
+  check_arg(a != CUDNN_DATA_INT8 && c != CUDNN_DATA_INT8, "cudnnOpTensor does not mix ", an, " inputs with a ", cn,
+            " output");
+  unsupported();  // HALF <-> BFLOAT16
 }
 
 }  // namespace
@@ -110,7 +121,12 @@ cudnnStatus_t CUDNNWINAPI cudnnSetTensor(cudnnHandle_t handle, const cudnnTensor
     const cudnnTensorStruct &yd = checked_tensor(yDesc, "yDesc");
     check_not_null(y, "y");
     check_not_null(valuePtr, "valuePtr");
-    const double value = read_fill_value(valuePtr, yd.dtype);
+    check_elementwise_type(yd, "yDesc");
+    check_rank(yd, "yDesc", CUDNN_STATUS_NOT_SUPPORTED);
+    // valuePtr is read like alpha and beta: a double for DOUBLE tensors, a
+    // float for every other type; the value is then stored like any result
+    // (rounded to nearest even, saturated).
+    const double value = read_scaling(valuePtr, yd.dtype);
 
     graph::Graph g;
     graph::Tensor yt = common_views({lane_layout(yd)})[0];
@@ -141,6 +157,8 @@ cudnnStatus_t CUDNNWINAPI cudnnScaleTensor(cudnnHandle_t handle, const cudnnTens
     const cudnnTensorStruct &yd = checked_tensor(yDesc, "yDesc");
     check_not_null(y, "y");
     check_not_null(alpha, "alpha");
+    check_elementwise_type(yd, "yDesc");
+    check_rank(yd, "yDesc", yd.nb_dims == 2 ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_NOT_SUPPORTED);
     const double a = read_scaling(alpha, yd.dtype);
     if (a == 1.0) return;  // y * 1 is y, NaN included
 
@@ -175,8 +193,9 @@ cudnnStatus_t CUDNNWINAPI cudnnAddTensor(cudnnHandle_t handle, const void *alpha
     check_not_null(C, "C");
     check_arg(ad.dtype == cd.dtype, "aDesc has data type ", type_info(ad.dtype).enum_name, " but cDesc has ",
               type_info(cd.dtype).enum_name, "; cudnnAddTensor needs the same type");
-    check_rank(cd, "cDesc");
-    check_rank(ad, "aDesc");
+    check_elementwise_type(cd, "cDesc");
+    check_rank(cd, "cDesc", CUDNN_STATUS_BAD_PARAM);
+    check_rank(ad, "aDesc", CUDNN_STATUS_BAD_PARAM);
     const LaneLayout al = lane_layout(ad);
     const LaneLayout cl = lane_layout(cd);
     check_broadcast(al, "aDesc", cl, "cDesc", true);
@@ -210,28 +229,25 @@ cudnnStatus_t CUDNNWINAPI cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTenso
     const bool unary = od.op == CUDNN_OP_TENSOR_SQRT || od.op == CUDNN_OP_TENSOR_NOT;
     const cudnnTensorStruct &ad = checked_tensor(aDesc, "aDesc");
     const cudnnTensorStruct &cd = checked_tensor(cDesc, "cDesc");
-    // B is not read by the unary operations; its descriptor may be anything.
-    const cudnnTensorStruct *bd = unary ? nullptr : &checked_tensor(bDesc, "bDesc");
+    // The unary operations (SQRT, NOT) do not read B, but cuDNN validates
+    // B, its descriptor and alpha2 all the same.
+    const cudnnTensorStruct &bdesc = checked_tensor(bDesc, "bDesc");
     check_not_null(alpha1, "alpha1");
+    check_not_null(alpha2, "alpha2");
     check_not_null(beta, "beta");
     check_not_null(A, "A");
+    check_not_null(B, "B");
     check_not_null(C, "C");
-    if (!unary) {
-      check_not_null(alpha2, "alpha2");
-      check_not_null(B, "B");
-    }
-    check_op_tensor_types(od.compute_type, ad.dtype, bd ? bd->dtype : ad.dtype, cd.dtype);
-    check_rank(cd, "cDesc");
-    check_rank(ad, "aDesc");
-    if (bd) check_rank(*bd, "bDesc");
+    check_op_tensor_types(od.compute_type, ad.dtype, bdesc.dtype, cd.dtype);
+    check_rank(cd, "cDesc", CUDNN_STATUS_BAD_PARAM);
+    check_rank(ad, "aDesc", CUDNN_STATUS_BAD_PARAM);
+    check_rank(bdesc, "bDesc", CUDNN_STATUS_BAD_PARAM);
     const LaneLayout al = lane_layout(ad);
     const LaneLayout cl = lane_layout(cd);
+    const LaneLayout bl = lane_layout(bdesc);
     check_broadcast(al, "aDesc", cl, "cDesc", false);
-    LaneLayout bl;
-    if (bd) {
-      bl = lane_layout(*bd);
-      check_broadcast(bl, "bDesc", cl, "cDesc", true);
-    }
+    check_broadcast(bl, "bDesc", cl, "cDesc", true);
+    const cudnnTensorStruct *bd = unary ? nullptr : &bdesc;  // B in the graph
 
     const double a1 = read_scaling(alpha1, cd.dtype);
     const double a2 = unary ? 1.0 : read_scaling(alpha2, cd.dtype);

@@ -1,89 +1,85 @@
 // cudnnTransformTensor, cudnnTransformTensorEx, cudnnTransformFilter and
 // cudnnInitTransformDest: copies between layouts (strides, NHWC, vector
-// formats), scaled and blended, optionally zero-padded. Each copy is one
-// identity PointwiseOp; padding adds a fill of the destination first.
+// formats) and data types, scaled and blended, optionally zero-padded or
+// folded (transform_fold.hpp). Each copy is one identity PointwiseOp
+// (transform_copy.hpp); padding fills the destination with zeros first.
 #include <algorithm>
 #include <vector>
 
 #include "api/guard.hpp"
 #include "api/tensor_ops_common.hpp"
 #include "api/tensor_views.hpp"
+#include "api/transform_copy.hpp"
+#include "api/transform_fold.hpp"
 #include "core/dtype.hpp"
 #include "core/handle.hpp"
 #include "core/op_descriptors.hpp"
 #include "core/tensor_desc.hpp"
-#include "graph/graph.hpp"
 
 using namespace fdnn;
 using namespace fdnn::api;
 
 namespace {
 
-cudnnDataType_t compute_type_for(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
-
-size_t lane_bytes(cudnnDataType_t scalar) { return static_cast<size_t>(type_info(scalar).bits / 8); }
-
-// y = alpha * x + beta * y over the common logical dims of two layouts.
-void run_copy(cudnnContext &h, const char *fn, double alpha, double beta, const LaneLayout &src, const void *sp,
-              const LaneLayout &dst, void *dp) {
-  std::vector<graph::Tensor> v = common_views({src, dst});
-  graph::Graph g;
-  graph::PointwiseOp op;
-  op.mode = CUDNN_POINTWISE_IDENTITY;
-  op.compute_type = compute_type_for(dst.dtype);
-  op.alpha1 = alpha;
-  op.blend.beta = beta;
-  op.x = g.add_tensor_auto(v[0]);
-  op.y = g.add_tensor_auto(v[1]);
-  g.add_op(op);
-  VariantPack pack;
-  pack.set(op.x, sp);
-  pack.set(op.y, dp);
-  run_graph(h, fn, g, pack);
+// The types cuDNN 9.19 transforms (measured: tests/oracle_gpu/tensor_ops_gpu.c,
+// probe.xform.*): FLOAT, DOUBLE, HALF, BFLOAT16, INT8 and INT8x4 (INT8
+// lanes), converting between any two of them except HALF <-> BFLOAT16. UINT8,
+// INT32, INT8x32 and UINT8x4 are NOT_SUPPORTED, even unconverted; INT8x32 and
+// UINT8x4 next to another type are refused with BAD_PARAM.
+bool transformable(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 ||
+         t == CUDNN_DATA_INT8 || t == CUDNN_DATA_INT8x4;
 }
 
-void run_zero_fill(cudnnContext &h, const char *fn, const LaneLayout &dst, void *dp) {
-  graph::Tensor yt = common_views({dst})[0];
-  graph::Tensor zero;
-  zero.dtype = yt.dtype;
-  zero.dims.assign(yt.dims.size(), 1);
-  zero.strides.assign(yt.dims.size(), 0);
-  zero.by_value = true;
-  graph::Graph g;
-  graph::PointwiseOp op;
-  op.mode = CUDNN_POINTWISE_IDENTITY;
-  op.x = g.add_tensor_auto(zero);
-  op.y = g.add_tensor_auto(yt);
-  g.add_op(op);
-  VariantPack pack;
-  pack.set(op.y, dp);
-  run_graph(h, fn, g, pack);
+void check_conversion(cudnnDataType_t from, cudnnDataType_t to) {
+  check_supported(from != to || transformable(from), "transforms of ", type_info(from).enum_name,
+                  " tensors are not supported");
+  for (cudnnDataType_t t : {from, to})
+    check_arg(t != CUDNN_DATA_INT8x32 && t != CUDNN_DATA_UINT8x4, "transforms of ", type_info(t).enum_name,
+              " tensors are not supported (", type_info(from).enum_name, " -> ", type_info(to).enum_name, ")");
+  const cudnnDataType_t sf = scalar_type(from), st = scalar_type(to);
+  const bool half_bf16 = (sf == CUDNN_DATA_HALF && st == CUDNN_DATA_BFLOAT16) ||
+                         (sf == CUDNN_DATA_BFLOAT16 && st == CUDNN_DATA_HALF);
+  check_supported(transformable(from) && transformable(to) && !half_bf16, "transforms do not handle ",
+                  type_info(from).enum_name, " -> ", type_info(to).enum_name,
+                  " (types: FLOAT, DOUBLE, HALF, BFLOAT16, INT8, INT8x4; not HALF <-> BFLOAT16)");
 }
 
-// The shared body of the transforms: same scalar type, same rank; with a
-// transform descriptor, dest = src padded by pad_before/pad_after (zeros).
+// cuDNN 9.19 reads the scaling factors by the SOURCE's type (doubles for a
+// DOUBLE source, whatever the destination), except for a vector-type source,
+// where the destination's type decides.
+cudnnDataType_t scaling_type(cudnnDataType_t src, cudnnDataType_t dst) { return is_vector_type(src) ? dst : src; }
+
+// The shared body of the transforms: same rank; with a transform descriptor,
+// dest = src padded by pad_before/pad_after (zeros) and folded.
 void transform(cudnnContext &h, const char *fn, const cudnnTensorTransformStruct *tr, const void *alpha_p,
-               const void *beta_p, cudnnDataType_t dst_type, LaneLayout src, const void *sp, LaneLayout dst,
-               void *dp) {
-  check_arg(src.dtype == dst.dtype, "source and destination data types differ (", type_info(src.dtype).enum_name,
-            " vs ", type_info(dst.dtype).enum_name, "); transforms do not convert types");
+               const void *beta_p, cudnnDataType_t src_type, cudnnDataType_t dst_type, LaneLayout src, const void *sp,
+               LaneLayout dst, void *dp) {
+  check_conversion(src_type, dst_type);
   check_arg(src.dims.size() == dst.dims.size(), "source has ", src.dims.size(), " dimensions, destination ",
             dst.dims.size());
-  const double alpha = read_scaling(alpha_p, dst_type);
-  const double beta = read_scaling(beta_p, dst_type);
+  const double alpha = read_scaling(alpha_p, scaling_type(src_type, dst_type));
+  const double beta = read_scaling(beta_p, scaling_type(src_type, dst_type));
   const size_t nb = src.dims.size();
 
   std::vector<int64_t> before(nb, 0), after(nb, 0);
   bool padded = false;
   if (tr != nullptr) {
-    for (size_t i = 2; i < nb; ++i)
-      check_supported(tr->fold[i - 2] <= 1, "folding transforms (fold[", i - 2, "] = ", tr->fold[i - 2],
-                      ") are not implemented in FreeDNN");
     for (size_t i = 0; i < nb; ++i) {
       before[i] = tr->pad_before[i];
       after[i] = tr->pad_after[i];
       padded = padded || before[i] != 0 || after[i] != 0;
     }
+  }
+  // Padding writes zeros, which cannot be blended: cuDNN wants beta = 0.
+  check_supported(!padded || beta == 0.0, "padding transforms need beta = 0 (got ", beta, ")");
+  if (tr != nullptr && has_folds(*tr, nb)) {
+    const std::vector<int64_t> want = transformed_dims(*tr, src.dims);
+    for (size_t i = 0; i < nb; ++i)
+      check_arg(dst.dims[i] == want[i], "destination dim ", i, " = ", dst.dims[i],
+                " does not match the folded source's ", want[i], " (see cudnnInitTransformDest)");
+    run_fold(h, fn, *tr, alpha, beta, src, sp, dst, dp);
+    return;
   }
   for (size_t i = 0; i < nb; ++i)
     check_arg(dst.dims[i] == src.dims[i] + before[i] + after[i], "destination dim ", i, " = ", dst.dims[i],
@@ -93,8 +89,6 @@ void transform(cudnnContext &h, const char *fn, const cudnnTensorTransformStruct
     run_copy(h, fn, alpha, beta, src, sp, dst, dp);
     return;
   }
-  check_supported(alpha == 1.0 && beta == 0.0, "padding transforms need alpha = 1 and beta = 0 (got ", alpha, ", ",
-                  beta, ")");
   // Zeros everywhere, then the overlap of source and destination.
   run_zero_fill(h, fn, dst, dp);
   std::vector<int64_t> s_start(nb), d_start(nb), extent(nb);
@@ -106,7 +100,7 @@ void transform(cudnnContext &h, const char *fn, const cudnnTensorTransformStruct
   }
   const int64_t s_off = sub_view(src, s_start, extent);
   const int64_t d_off = sub_view(dst, d_start, extent);
-  run_copy(h, fn, 1.0, 0.0, src, static_cast<const char *>(sp) + s_off * lane_bytes(src.dtype), dst,
+  run_copy(h, fn, alpha, 0.0, src, static_cast<const char *>(sp) + s_off * lane_bytes(src.dtype), dst,
            static_cast<char *>(dp) + d_off * lane_bytes(dst.dtype));
 }
 
@@ -127,7 +121,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensor(cudnnHandle_t handle, const void 
     check_not_null(beta, "beta");
     check_not_null(x, "x");
     check_not_null(y, "y");
-    transform(h, fn, nullptr, alpha, beta, yd.dtype, lane_layout(xd), x, lane_layout(yd), y);
+    transform(h, fn, nullptr, alpha, beta, xd.dtype, yd.dtype, lane_layout(xd), x, lane_layout(yd), y);
   });
 }
 
@@ -146,7 +140,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformTensorEx(cudnnHandle_t handle, const cud
     check_not_null(beta, "beta");
     check_not_null(srcData, "srcData");
     check_not_null(destData, "destData");
-    transform(h, fn, &tr, alpha, beta, dd.dtype, lane_layout(sd), srcData, lane_layout(dd), destData);
+    transform(h, fn, &tr, alpha, beta, sd.dtype, dd.dtype, lane_layout(sd), srcData, lane_layout(dd), destData);
   });
 }
 
@@ -165,7 +159,7 @@ cudnnStatus_t CUDNNWINAPI cudnnTransformFilter(cudnnHandle_t handle, const cudnn
     check_not_null(beta, "beta");
     check_not_null(srcData, "srcData");
     check_not_null(destData, "destData");
-    transform(h, fn, &tr, alpha, beta, dd.dtype, lane_layout(sd), srcData, lane_layout(dd), destData);
+    transform(h, fn, &tr, alpha, beta, sd.dtype, dd.dtype, lane_layout(sd), srcData, lane_layout(dd), destData);
   });
 }
 
@@ -187,35 +181,9 @@ cudnnStatus_t CUDNNWINAPI cudnnInitTransformDest(const cudnnTensorTransformDescr
     // Vector types always pack C into vectors, whatever format is asked for.
     if (vector) format = CUDNN_TENSOR_NCHW_VECT_C;
 
-    // Logical dims (C in channels), then padding and folding: a fold pads
-    // first and then folds each spatial dimension into C; an unfold unfolds
-    // first and pads after (the inverse).
-    std::vector<int> dims(static_cast<size_t>(nb));
-    for (int i = 0; i < nb; ++i) dims[i] = static_cast<int>(lane_layout(sd).dims[i]);
-    auto pad = [&] {
-      for (int i = 0; i < nb; ++i) dims[i] += tr.pad_before[i] + tr.pad_after[i];
-    };
-    bool folds = false;
-    for (int i = 2; i < nb; ++i) folds = folds || tr.fold[i - 2] > 1;
-    if (!folds) {
-      pad();
-    } else if (tr.direction == CUDNN_TRANSFORM_FOLD) {
-      pad();
-      for (int i = 2; i < nb; ++i) {
-        const int f = static_cast<int>(std::max<uint32_t>(1, tr.fold[i - 2]));
-        dims[i] = (dims[i] + f - 1) / f;
-        dims[1] *= f;
-      }
-    } else {
-      int total = 1;
-      for (int i = 2; i < nb; ++i) {
-        const int f = static_cast<int>(std::max<uint32_t>(1, tr.fold[i - 2]));
-        dims[i] *= f;
-        total *= f;
-      }
-      dims[1] = (dims[1] + total - 1) / total;
-      pad();
-    }
+    // Logical dims (C in channels), then padding and folding.
+    const std::vector<int64_t> out = transformed_dims(tr, lane_layout(sd).dims);
+    std::vector<int> dims(out.begin(), out.end());
     for (int i = 0; i < nb; ++i)
       check_arg(dims[i] > 0, "the transform makes destination dim ", i, " = ", dims[i], " (padding too negative)");
     set_tensor_nd_ex(dd, format, sd.dtype, nb, dims.data());

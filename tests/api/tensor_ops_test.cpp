@@ -88,6 +88,12 @@ std::vector<int64_t> broadcast_of(Rng &rng, const std::vector<int64_t> &dims, do
 struct AlphaBeta {
   double alpha, beta;
 };
+
+// The types of cudnnSetTensor, cudnnScaleTensor, cudnnAddTensor and the
+// transforms (cuDNN 9 answers NOT_SUPPORTED for UINT8, INT32 and, except
+// INT8x4 in transforms, the vector types).
+const std::vector<cudnnDataType_t> kElementwiseTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                                        CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8};
 const std::vector<AlphaBeta> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.25, -1}, {0, 1}};
 
 std::string describe(const HostTensor &t) {
@@ -123,23 +129,18 @@ void run_and_check(const Handles &hs, const HostTensor &y_prior, bool poison_y, 
 TEST(TensorOpsSetTensor, RandomShapesLayoutsAndTypes) {
   Handles hs;
   Rng rng(test_seed(101));
-  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE,  CUDNN_DATA_HALF,
-                                              CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8, CUDNN_DATA_UINT8,
-                                              CUDNN_DATA_INT32, CUDNN_DATA_INT8x4, CUDNN_DATA_UINT8x4,
-                                              CUDNN_DATA_INT8x32};
   for (int it = 0; it < 40; ++it) {
-    const cudnnDataType_t t = rng.pick(types);
-    const int lanes = vector_lanes(t);
-    const int rank = lanes > 1 ? 4 : static_cast<int>(rng.integer(2, 5));
-    HostTensor y = random_tensor(rng, t, random_shape(rng, rank, 2000, lanes));
-    // The value in y's type: one lane repeated over a vector.
-    const double v = round_to_type(t, rng.uniform(value_lo(t), value_hi(t)));
-    std::vector<uint8_t> value(lane_bytes(t) * lanes);
-    for (int l = 0; l < lanes; ++l) encode_lane(t, v, value.data() + l * lane_bytes(t));
-    std::vector<Expect> want(static_cast<size_t>(y.elements()), Expect{v, 0});
+    const cudnnDataType_t t = rng.pick(kElementwiseTypes);
+    HostTensor y = random_tensor(rng, t, random_shape(rng, static_cast<int>(rng.integer(4, 5)), 2000));
+    // The value is a double for DOUBLE tensors and a float for all others
+    // (like alpha/beta), rounded to y's type on the way in. Values outside an
+    // integer range saturate.
+    const Scaling value(rng.uniform(1.5 * value_lo(t) - 1, 1.5 * value_hi(t) + 1));
+    std::vector<Expect> want(static_cast<size_t>(y.elements()), Expect{value.value(t), 0});
     TensorDesc yd(y);
-    run_and_check(hs, y, true, want, [&](cudnnHandle_t h, void *p) { return cudnnSetTensor(h, yd, p, value.data()); },
-                  "cudnnSetTensor " + describe(y));
+    run_and_check(hs, y, true, want,
+                  [&](cudnnHandle_t h, void *p) { return cudnnSetTensor(h, yd, p, value.for_type(t)); },
+                  "cudnnSetTensor " + std::to_string(value.d) + " " + describe(y));
   }
 }
 
@@ -148,14 +149,10 @@ TEST(TensorOpsSetTensor, RandomShapesLayoutsAndTypes) {
 TEST(TensorOpsScaleTensor, RandomShapesLayoutsAndTypes) {
   Handles hs;
   Rng rng(test_seed(102));
-  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
-                                              CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8,  CUDNN_DATA_UINT8,
-                                              CUDNN_DATA_INT32, CUDNN_DATA_INT8x4};
-  const std::vector<double> alphas = {0, 1, -1.5, 0.25, 3, 0.1};
+  const std::vector<double> alphas = {0, 1, -1.5, 0.25, 3, 0.1, 9};  // 9: INT8 saturates
   for (int it = 0; it < 40; ++it) {
-    const cudnnDataType_t t = rng.pick(types);
-    const int lanes = vector_lanes(t);
-    HostTensor y = random_tensor(rng, t, random_shape(rng, lanes > 1 ? 4 : static_cast<int>(rng.integer(2, 5)), 2000, lanes));
+    const cudnnDataType_t t = rng.pick(kElementwiseTypes);
+    HostTensor y = random_tensor(rng, t, random_shape(rng, static_cast<int>(rng.integer(4, 5)), 2000));
     const Scaling alpha(rng.pick(alphas));
     const cudnnDataType_t ct = t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     auto want = reference_scale_add(alpha.value(t), &y, 0, 0, y, ct);
@@ -171,15 +168,10 @@ TEST(TensorOpsScaleTensor, RandomShapesLayoutsAndTypes) {
 TEST(TensorOpsAddTensor, RandomBroadcastLayoutsAlphaBeta) {
   Handles hs;
   Rng rng(test_seed(103));
-  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
-                                              CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8, CUDNN_DATA_INT8x4};
   for (int it = 0; it < 60; ++it) {
-    const cudnnDataType_t t = rng.pick(types);
-    const int lanes = vector_lanes(t);
-    const int rank = lanes > 1 ? 4 : static_cast<int>(rng.integer(2, 5));
-    HostTensor c = random_tensor(rng, t, random_shape(rng, rank, 2500, lanes));
+    const cudnnDataType_t t = rng.pick(kElementwiseTypes);
+    HostTensor c = random_tensor(rng, t, random_shape(rng, static_cast<int>(rng.integer(4, 5)), 2500));
     std::vector<int64_t> adims = broadcast_of(rng, c.dims, 0.5);
-    if (lanes > 1 && adims[1] == 1) adims[1] = c.dims[1];  // vector tensors keep whole vectors of C
     HostTensor a = random_tensor(rng, t, adims);
     const AlphaBeta ab = rng.pick(kAlphaBeta);
     const Scaling alpha(ab.alpha), beta(ab.beta);
@@ -228,7 +220,7 @@ TEST(TensorOpsOpTensor, EveryTypeRowAndOpWithBroadcastAndBlend) {
                                               CUDNN_OP_TENSOR_MAX, CUDNN_OP_TENSOR_SQRT, CUDNN_OP_TENSOR_NOT};
   for (const OpTypes &row : kOpTensorTable) {
     for (cudnnOpTensorOp_t op : ops) {
-      const int rank = static_cast<int>(rng.integer(2, 5));
+      const int rank = static_cast<int>(rng.integer(4, 5));  // cudnnOpTensor takes 4-d and 5-d tensors
       HostTensor c = random_tensor(rng, row.c, random_shape(rng, rank, 1500));
       HostTensor a = random_tensor(rng, row.a, c.dims);
       HostTensor b = random_tensor(rng, row.a, broadcast_of(rng, c.dims, 0.4));
@@ -333,11 +325,8 @@ TEST(TensorOpsOpTensor, OutputConversionsRoundAndSaturate) {
 TEST(TensorOpsTransformTensor, RandomLayoutsTypesAlphaBeta) {
   Handles hs;
   Rng rng(test_seed(105));
-  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
-                                              CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8, CUDNN_DATA_UINT8,
-                                              CUDNN_DATA_INT32};
   for (int it = 0; it < 50; ++it) {
-    const cudnnDataType_t t = rng.pick(types);
+    const cudnnDataType_t t = rng.pick(kElementwiseTypes);
     const int rank = static_cast<int>(rng.integer(2, 5));
     const auto dims = random_shape(rng, rank, 3000);
     HostTensor x = random_tensor(rng, t, dims), y = random_tensor(rng, t, dims);
@@ -355,16 +344,46 @@ TEST(TensorOpsTransformTensor, RandomLayoutsTypesAlphaBeta) {
   }
 }
 
+// Transforms convert between data types (scaling factors follow x's type;
+// results round to nearest even and saturate in integer outputs).
+TEST(TensorOpsTransformTensor, ConvertsBetweenTypes) {
+  Handles hs;
+  Rng rng(test_seed(111));
+  const auto is_16bit = [](cudnnDataType_t t) { return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16; };
+  for (int it = 0; it < 50; ++it) {
+    const cudnnDataType_t xt = rng.pick(kElementwiseTypes);
+    cudnnDataType_t yt = rng.pick(kElementwiseTypes);
+    while (yt == xt || (is_16bit(xt) && is_16bit(yt))) yt = rng.pick(kElementwiseTypes);  // no HALF <-> BFLOAT16
+    const int rank = static_cast<int>(rng.integer(2, 5));
+    const auto dims = random_shape(rng, rank, 3000);
+    HostTensor x = random_tensor(rng, xt, dims), y = random_tensor(rng, yt, dims);
+    // Scale float inputs up now and then, so that integer outputs saturate.
+    const AlphaBeta ab = rng.coin(0.2) ? AlphaBeta{100, 0} : rng.pick(kAlphaBeta);
+    const Scaling alpha(ab.alpha), beta(ab.beta);
+    const cudnnDataType_t ct = yt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    auto want = reference_scale_add(alpha.value(xt), &x, 0, beta.value(xt), y, ct);
+    TensorDesc xd(x), yd(y);
+    Buffer xb = upload(x);
+    run_and_check(hs, y, ab.beta == 0, want,
+                  [&](cudnnHandle_t h, void *p) {
+                    return cudnnTransformTensor(h, alpha.for_type(xt), xd, xb.get(), beta.for_type(xt), yd, p);
+                  },
+                  "cudnnTransformTensor x " + describe(x) + " y " + describe(y) + " alpha " +
+                      std::to_string(ab.alpha) + " beta " + std::to_string(ab.beta));
+  }
+}
+
 TEST(TensorOpsTransformTensor, VectorFormatsToAndFromScalarLayouts) {
   Handles hs;
   Rng rng(test_seed(106));
   struct Pair {
     cudnnDataType_t from, to;
   };
-  const std::vector<Pair> pairs = {{CUDNN_DATA_INT8, CUDNN_DATA_INT8x4},   {CUDNN_DATA_INT8x4, CUDNN_DATA_INT8},
-                                   {CUDNN_DATA_INT8, CUDNN_DATA_INT8x32},  {CUDNN_DATA_INT8x32, CUDNN_DATA_INT8},
-                                   {CUDNN_DATA_INT8x4, CUDNN_DATA_INT8x32}, {CUDNN_DATA_INT8x32, CUDNN_DATA_INT8x4},
-                                   {CUDNN_DATA_UINT8, CUDNN_DATA_UINT8x4},  {CUDNN_DATA_UINT8x4, CUDNN_DATA_UINT8}};
+  // INT8x4 only: cuDNN 9 refuses INT8x32 and UINT8x4 in transforms.
+  const std::vector<Pair> pairs = {{CUDNN_DATA_INT8, CUDNN_DATA_INT8x4},  {CUDNN_DATA_INT8x4, CUDNN_DATA_INT8},
+                                   {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8x4}, {CUDNN_DATA_INT8x4, CUDNN_DATA_FLOAT},
+                                   {CUDNN_DATA_HALF, CUDNN_DATA_INT8x4},  {CUDNN_DATA_INT8x4, CUDNN_DATA_BFLOAT16},
+                                   {CUDNN_DATA_INT8x4, CUDNN_DATA_INT8x4}};
   for (int it = 0; it < 24; ++it) {
     const Pair p = pairs[static_cast<size_t>(it) % pairs.size()];
     const int c_mult = std::max(vector_lanes(p.from), vector_lanes(p.to));
@@ -397,8 +416,24 @@ struct TransformDesc {
   ~TransformDesc() { cudnnDestroyTensorTransformDescriptor(d); }
 };
 
-// dest = src zero-padded: element d of dest is src[d - before] or 0.
-std::vector<Expect> padded_reference(const HostTensor &src, const HostTensor &dst, const std::vector<int> &before) {
+struct NdDesc {
+  int nb;
+  std::vector<int> dims, strides;
+};
+NdDesc read_nd(cudnnTensorDescriptor_t d) {
+  NdDesc r;
+  cudnnDataType_t t;
+  r.dims.resize(8);
+  r.strides.resize(8);
+  EXPECT_EQ(cudnnGetTensorNdDescriptor(d, 8, &t, &r.nb, r.dims.data(), r.strides.data()), CUDNN_STATUS_SUCCESS);
+  r.dims.resize(static_cast<size_t>(r.nb));
+  r.strides.resize(static_cast<size_t>(r.nb));
+  return r;
+}
+
+// dest = alpha * src zero-padded: element d of dest is alpha * src[d - before] or 0.
+std::vector<Expect> padded_reference(const HostTensor &src, const HostTensor &dst, const std::vector<int> &before,
+                                     double alpha = 1) {
   std::vector<Expect> want;
   for_each_index(dst.dims, [&](const std::vector<int64_t> &d) {
     std::vector<int64_t> s(d.size());
@@ -407,7 +442,49 @@ std::vector<Expect> padded_reference(const HostTensor &src, const HostTensor &ds
       s[i] = d[i] - before[i];
       inside = inside && s[i] >= 0 && s[i] < src.dims[i];
     }
-    want.push_back({inside ? src.get(s) : 0.0, 0});
+    const double v = inside ? alpha * src.get(s) : 0.0;
+    want.push_back({v, 1e-6 * std::abs(v)});
+  });
+  return want;
+}
+
+// A folding transform, element by element (spatial padding only). FOLD pads
+// the source and moves each block of fold[0] x fold[1] (x fold[2]) spatial
+// positions into the channels: dest(n, f * C + c, q...) = padded(n, c,
+// q * F + o...), f the row-major number of the block offsets o; UNFOLD is the
+// inverse, padded after. Positions that no source element reaches are 0.
+std::vector<Expect> folded_reference(const HostTensor &src, const HostTensor &dst, const std::vector<int> &before,
+                                     const std::vector<unsigned> &fold, bool unfold, double alpha, double beta) {
+  const size_t nb = dst.dims.size();
+  std::vector<Expect> want;
+  for_each_index(dst.dims, [&](const std::vector<int64_t> &d) {
+    std::vector<int64_t> s(nb);
+    bool inside = true;
+    s[0] = d[0];
+    if (!unfold) {
+      const int64_t c = src.dims[1];
+      int64_t f = d[1] / c;
+      s[1] = d[1] % c;
+      for (size_t i = nb - 1; i >= 2; --i) {  // offsets of block f, last spatial dim fastest
+        const int64_t o = f % fold[i - 2];
+        f /= fold[i - 2];
+        s[i] = d[i] * fold[i - 2] + o - before[i];
+        inside = inside && s[i] >= 0 && s[i] < src.dims[i];
+      }
+    } else {
+      int64_t f = 0;
+      for (size_t i = 2; i < nb; ++i) {
+        const int64_t u = d[i] - before[i];  // position in the unfolded source
+        inside = inside && u >= 0 && u < src.dims[i] * fold[i - 2];
+        if (!inside) break;
+        s[i] = u / fold[i - 2];
+        f = f * fold[i - 2] + u % fold[i - 2];
+      }
+      s[1] = f * dst.dims[1] + d[1];
+      inside = inside && s[1] < src.dims[1];
+    }
+    const double v = (inside ? alpha * src.get(s) : 0.0) + (beta != 0 ? beta * dst.get(d) : 0.0);
+    want.push_back({v, 1e-6 * (std::abs(v) + std::abs(beta * dst.get(d)))});
   });
   return want;
 }
@@ -432,10 +509,10 @@ TEST(TensorOpsTransformTensorEx, PaddingIntoRandomLayouts) {
     TransformDesc tr(rank, CUDNN_TENSOR_NCHW, before, after, std::vector<unsigned>(static_cast<size_t>(rank), 1));
     TensorDesc xd(x), yd(y);
     Buffer xb = upload(x);
-    const Scaling one(1), zero(0);
-    run_and_check(hs, y, true, padded_reference(x, y, before),
+    const Scaling alpha(rng.pick(std::vector<double>{1, 2, -0.5})), zero(0);  // padding needs beta = 0
+    run_and_check(hs, y, true, padded_reference(x, y, before, alpha.value(t)),
                   [&](cudnnHandle_t h, void *p) {
-                    return cudnnTransformTensorEx(h, tr.d, one.for_type(t), xd, xb.get(), zero.for_type(t), yd, p);
+                    return cudnnTransformTensorEx(h, tr.d, alpha.for_type(t), xd, xb.get(), zero.for_type(t), yd, p);
                   },
                   "cudnnTransformTensorEx padded x " + describe(x) + " y " + describe(y));
   }
@@ -459,6 +536,57 @@ TEST(TensorOpsTransformTensorEx, NoPaddingBlendsLikeTransformTensor) {
   }
 }
 
+TEST(TensorOpsTransformTensorEx, FoldAndUnfoldWithPadding) {
+  Handles hs;
+  Rng rng(test_seed(112));
+  for (int it = 0; it < 30; ++it) {
+    const cudnnDataType_t t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_INT8,
+                                                                    CUDNN_DATA_DOUBLE});
+    const int rank = static_cast<int>(rng.integer(4, 5));
+    const bool unfold = rng.coin();
+    std::vector<unsigned> fold(static_cast<size_t>(rank - 2));
+    for (auto &f : fold) f = static_cast<unsigned>(rng.integer(1, 3));
+    fold[static_cast<size_t>(rng.integer(0, rank - 3))] = 2;  // at least one real fold
+    unsigned blocks = 1;
+    for (unsigned f : fold) blocks *= f;
+    // Spatial padding only; sometimes none.
+    const bool pad = rng.coin();
+    std::vector<int> before(static_cast<size_t>(rank), 0), after(static_cast<size_t>(rank), 0);
+    for (int i = 2; i < rank && pad; ++i) {
+      before[static_cast<size_t>(i)] = static_cast<int>(rng.integer(0, 2));
+      after[static_cast<size_t>(i)] = static_cast<int>(rng.integer(0, 1));
+    }
+    std::vector<int64_t> sdims = random_shape(rng, rank, 600);
+    if (unfold && rng.coin(0.7)) sdims[1] = blocks * rng.integer(1, 3);  // mostly whole channel groups
+    HostTensor x = random_tensor(rng, t, sdims);
+    const cudnnTensorFormat_t format = rng.coin() ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+    TransformDesc tr(rank, format, before, after, fold, unfold ? CUDNN_TRANSFORM_UNFOLD : CUDNN_TRANSFORM_FOLD);
+    TensorDesc xd(x);
+    cudnnTensorDescriptor_t dd;
+    cudnnCreateTensorDescriptor(&dd);
+    size_t bytes = 0;
+    ASSERT_EQ(cudnnInitTransformDest(tr.d, xd, dd, &bytes), CUDNN_STATUS_SUCCESS);
+    const NdDesc nd = read_nd(dd);
+    HostTensor y = make_tensor(t, std::vector<int64_t>(nd.dims.begin(), nd.dims.end()),
+                               std::vector<int64_t>(nd.strides.begin(), nd.strides.end()));
+    fill_random(y, rng, value_lo(t), value_hi(t));
+    // Blends only where every destination element has a source element.
+    bool whole = !pad;
+    for (int i = 2; i < rank && !unfold; ++i) whole = whole && x.dims[static_cast<size_t>(i)] % fold[static_cast<size_t>(i - 2)] == 0;
+    if (unfold) whole = whole && x.dims[1] % blocks == 0;
+    const AlphaBeta ab = whole ? rng.pick(kAlphaBeta) : AlphaBeta{rng.pick(std::vector<double>{1, 2, -0.5}), 0};
+    const Scaling alpha(ab.alpha), beta(ab.beta);
+    Buffer xb = upload(x);
+    run_and_check(hs, y, ab.beta == 0,
+                  folded_reference(x, y, before, fold, unfold, alpha.value(t), beta.value(t)),
+                  [&](cudnnHandle_t h, void *p) {
+                    return cudnnTransformTensorEx(h, tr.d, alpha.for_type(t), xd, xb.get(), beta.for_type(t), dd, p);
+                  },
+                  std::string(unfold ? "unfold " : "fold ") + describe(x) + " -> " + describe(y));
+    cudnnDestroyTensorDescriptor(dd);
+  }
+}
+
 TEST(TensorOpsTransformTensorEx, UnsupportedConfigurations) {
   cudnnHandle_t h;
   ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
@@ -469,15 +597,23 @@ TEST(TensorOpsTransformTensorEx, UnsupportedConfigurations) {
   TransformDesc pad(4, CUDNN_TENSOR_NCHW, {0, 0, 1, 1}, {0, 0, 1, 1}, {1, 1});
   const float one = 1, zero = 0, two = 2;
   EXPECT_EQ(cudnnTransformTensorEx(h, pad.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
-  // Padding needs alpha = 1, beta = 0.
-  EXPECT_EQ(cudnnTransformTensorEx(h, pad.d, &two, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnTransformTensorEx(h, pad.d, &two, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+  // Padding needs beta = 0.
   EXPECT_EQ(cudnnTransformTensorEx(h, pad.d, &one, xd, xb.get(), &one, yd, yb.get()), CUDNN_STATUS_NOT_SUPPORTED);
   // Destination dims that do not match source + padding.
   TransformDesc nopad(4, CUDNN_TENSOR_NCHW, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 1});
   EXPECT_EQ(cudnnTransformTensorEx(h, nopad.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM);
-  // Folding is not implemented.
+  // Folding: the destination must have the folded dims (1 x 8 x 2 x 2 here).
   TransformDesc fold(4, CUDNN_TENSOR_NCHW, {0, 0, 0, 0}, {0, 0, 0, 0}, {2, 2});
-  EXPECT_EQ(cudnnTransformTensorEx(h, fold.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnTransformTensorEx(h, fold.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM);
+  HostTensor f = make_tensor(CUDNN_DATA_FLOAT, {1, 8, 2, 2}, packed_strides({1, 8, 2, 2}, Layout::nchw));
+  TensorDesc fd(f);
+  EXPECT_EQ(cudnnTransformTensorEx(h, fold.d, &two, xd, xb.get(), &one, fd, yb.get()), CUDNN_STATUS_SUCCESS);
+  // A fold that pads (3 x 3 in blocks of 2 x 2) writes zeros: beta must be 0.
+  HostTensor odd = make_tensor(CUDNN_DATA_FLOAT, {1, 2, 3, 3}, packed_strides({1, 2, 3, 3}, Layout::nchw));
+  TensorDesc oddd(odd);
+  EXPECT_EQ(cudnnTransformTensorEx(h, fold.d, &one, oddd, xb.get(), &zero, fd, yb.get()), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnTransformTensorEx(h, fold.d, &one, oddd, xb.get(), &one, fd, yb.get()), CUDNN_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(cudnnTransformTensorEx(h, nullptr, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnTransformTensorEx(nullptr, pad.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnTransformTensorEx(h, pad.d, &one, xd, nullptr, &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM);
@@ -520,22 +656,6 @@ TEST(TensorOpsTransformFilter, KcrsToKrscWithPadding) {
   }
 }
 
-namespace {
-struct NdDesc {
-  int nb;
-  std::vector<int> dims, strides;
-};
-NdDesc read_nd(cudnnTensorDescriptor_t d) {
-  NdDesc r;
-  cudnnDataType_t t;
-  r.dims.resize(8);
-  r.strides.resize(8);
-  EXPECT_EQ(cudnnGetTensorNdDescriptor(d, 8, &t, &r.nb, r.dims.data(), r.strides.data()), CUDNN_STATUS_SUCCESS);
-  r.dims.resize(static_cast<size_t>(r.nb));
-  r.strides.resize(static_cast<size_t>(r.nb));
-  return r;
-}
-}  // namespace
 
 // Expected values observed with NVIDIA's cuDNN 9 (cudnnInitTransformDest
 // runs without a GPU).
@@ -671,8 +791,9 @@ TEST(TensorOpsReduceTensor, RandomOpsTypesAndReducedDims) {
                                     {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_HALF},
                                     {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
                                     {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF},
-                                    {CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
                                     {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_FLOAT},
+                                    {CUDNN_DATA_FLOAT, CUDNN_DATA_INT8, CUDNN_DATA_INT8},
+                                    {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_INT8},
                                     {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE}};
   const std::vector<cudnnReduceTensorOp_t> ops = {
       CUDNN_REDUCE_TENSOR_ADD,  CUDNN_REDUCE_TENSOR_MUL,   CUDNN_REDUCE_TENSOR_MIN,   CUDNN_REDUCE_TENSOR_MAX,
@@ -681,7 +802,7 @@ TEST(TensorOpsReduceTensor, RandomOpsTypesAndReducedDims) {
   for (int it = 0; it < 70; ++it) {
     const Types ty = rng.pick(types);
     const cudnnReduceTensorOp_t op = ops[static_cast<size_t>(it) % ops.size()];
-    const int rank = static_cast<int>(rng.integer(2, 6));
+    const int rank = static_cast<int>(rng.integer(3, 6));  // cudnnReduceTensor takes 3 to 8 dimensions
     const auto adims = random_shape(rng, rank, 3000);
     std::vector<int64_t> cdims;
     do cdims = broadcast_of(rng, adims, 0.5);
@@ -718,11 +839,11 @@ TEST(TensorOpsReduceTensor, RandomOpsTypesAndReducedDims) {
 
 TEST(TensorOpsReduceTensor, NanRulesAndFirstOccurrence) {
   Handles hs;
-  const std::vector<int64_t> dims = {2, 6};
+  const std::vector<int64_t> dims = {2, 1, 6};
   HostTensor a = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
   a.set_values({3, kNaN, -7, 7, kNaN, -7,  // row 0
                 kNaN, kNaN, kNaN, kNaN, kNaN, kNaN});
-  HostTensor c = make_tensor(CUDNN_DATA_FLOAT, {2, 1}, packed_strides({2, 1}, Layout::nchw));
+  HostTensor c = make_tensor(CUDNN_DATA_FLOAT, {2, 1, 1}, packed_strides({2, 1, 1}, Layout::nchw));
   const Scaling one(1), zero(0);
   for (auto op : {CUDNN_REDUCE_TENSOR_MIN, CUDNN_REDUCE_TENSOR_MAX, CUDNN_REDUCE_TENSOR_AMAX}) {
     for (bool propagate : {true, false}) {
@@ -770,6 +891,32 @@ TEST_F(TensorOpsBadInput, SetAndScaleTensor) {
   EXPECT_EQ(cudnnScaleTensor(h, nullptr, buf.get(), &one), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnScaleTensor(h, y, nullptr, &one), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnScaleTensor(h, y, buf.get(), nullptr), CUDNN_STATUS_BAD_PARAM);
+  // Types: FLOAT, DOUBLE, HALF, BFLOAT16, INT8 only.
+  for (cudnnDataType_t t : {CUDNN_DATA_UINT8, CUDNN_DATA_INT32}) {
+    TensorDesc yt(t, {2, 3, 4, 5}, packed_strides({2, 3, 4, 5}, Layout::nchw));
+    EXPECT_EQ(cudnnSetTensor(h, yt, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED) << t;
+    EXPECT_EQ(cudnnScaleTensor(h, yt, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED) << t;
+  }
+  cudnnTensorDescriptor_t v4;
+  cudnnCreateTensorDescriptor(&v4);
+  ASSERT_EQ(cudnnSetTensor4dDescriptor(v4, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 8, 2, 2), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetTensor(h, v4, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnScaleTensor(h, v4, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED);
+  cudnnDestroyTensorDescriptor(v4);
+  // Ranks 4 and 5 only (cuDNN 9's statuses for the others).
+  TensorDesc y2(CUDNN_DATA_FLOAT, {6, 20}, packed_strides({6, 20}, Layout::nchw));
+  TensorDesc y3(CUDNN_DATA_FLOAT, {2, 3, 20}, packed_strides({2, 3, 20}, Layout::nchw));
+  TensorDesc y6(CUDNN_DATA_FLOAT, {1, 2, 1, 2, 1, 2}, packed_strides({1, 2, 1, 2, 1, 2}, Layout::nchw));
+  TensorDesc y5(CUDNN_DATA_FLOAT, {1, 2, 1, 2, 2}, packed_strides({1, 2, 1, 2, 2}, Layout::nchw));
+  const float two = 2;
+  EXPECT_EQ(cudnnSetTensor(h, y2, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnSetTensor(h, y3, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnSetTensor(h, y6, buf.get(), &one), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnSetTensor(h, y5, buf.get(), &one), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnScaleTensor(h, y2, buf.get(), &two), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnScaleTensor(h, y3, buf.get(), &two), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnScaleTensor(h, y6, buf.get(), &two), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnScaleTensor(h, y5, buf.get(), &two), CUDNN_STATUS_SUCCESS);
   cudnnDestroyTensorDescriptor(unset);
 }
 
@@ -795,6 +942,10 @@ TEST_F(TensorOpsBadInput, AddTensor) {
   EXPECT_EQ(cudnnAddTensor(h, &one, a_half, p, &one, c, p), CUDNN_STATUS_BAD_PARAM);  // types differ
   EXPECT_EQ(cudnnAddTensor(h, &one, a_rank, p, &one, c, p), CUDNN_STATUS_BAD_PARAM);  // ranks differ
   EXPECT_EQ(cudnnAddTensor(h, &one, c6, p, &one, c6, p), CUDNN_STATUS_NOT_SUPPORTED);  // beyond 5 dims
+  TensorDesc c3(CUDNN_DATA_FLOAT, {2, 3, 20}, packed_strides({2, 3, 20}, Layout::nchw));
+  EXPECT_EQ(cudnnAddTensor(h, &one, c3, p, &one, c3, p), CUDNN_STATUS_BAD_PARAM);  // fewer than 4 dims
+  TensorDesc u8(CUDNN_DATA_UINT8, cd, packed_strides(cd, Layout::nchw));
+  EXPECT_EQ(cudnnAddTensor(h, &one, u8, p, &one, u8, p), CUDNN_STATUS_NOT_SUPPORTED);
 }
 
 TEST_F(TensorOpsBadInput, OpTensor) {
@@ -822,18 +973,41 @@ TEST_F(TensorOpsBadInput, OpTensor) {
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, nullptr, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f, nullptr, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f, p, &zero, f, nullptr), CUDNN_STATUS_BAD_PARAM);
-  // Unary ops do not read B.
-  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, nullptr, nullptr, nullptr, &zero, f, p), CUDNN_STATUS_SUCCESS);
+  // Unary ops do not read B, but B, its descriptor and alpha2 are validated all the same.
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, &one, f, p, &zero, f, p), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, nullptr, nullptr, nullptr, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, nullptr, f, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, &one, f, nullptr, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f, p, &one, hf, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
   // A must match C exactly; B may broadcast.
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f_small, p, &one, f, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f_small, p, &zero, f, p), CUDNN_STATUS_SUCCESS);
-  // Type table: (HALF, HALF -> FLOAT) is listed, (FLOAT, FLOAT -> DOUBLE) is not.
+  // Type table: (HALF, HALF -> FLOAT) is listed; outside it cuDNN 9 answers
+  // BAD_PARAM or NOT_SUPPORTED depending on the combination.
+  TensorDesc bf(CUDNN_DATA_BFLOAT16, cd, packed_strides(cd, Layout::nchw));
+  TensorDesc i8(CUDNN_DATA_INT8, cd, packed_strides(cd, Layout::nchw));
+  TensorDesc u8(CUDNN_DATA_UINT8, cd, packed_strides(cd, Layout::nchw));
   EXPECT_EQ(cudnnOpTensor(h, add.d, &one, hf, p, &one, hf, p, &zero, f, p), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f, p, &zero, d, p), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, i32, p, &one, i32, p, &zero, i32, p), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, hf, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f, p, &zero, d, p), CUDNN_STATUS_BAD_PARAM);     // DOUBLE mix
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &oned, d, p, &oned, d, p, &zerod, f, p), CUDNN_STATUS_BAD_PARAM);  // DOUBLE mix
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, hf, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);    // A != B
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, hf, p, &one, hf, p, &zero, i8, p), CUDNN_STATUS_BAD_PARAM);  // HALF -> INT8
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, u8, p, &one, u8, p, &zero, f, p), CUDNN_STATUS_BAD_PARAM);   // UINT8 inputs
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, i32, p, &one, i32, p, &zero, i32, p), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f, p, &one, f, p, &zero, u8, p), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, hf, p, &one, hf, p, &zero, bf, p), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, bf, p, &one, bf, p, &zero, d, p), CUDNN_STATUS_NOT_SUPPORTED);
+  // 4-d and 5-d tensors only.
+  TensorDesc f3(CUDNN_DATA_FLOAT, {2, 3, 20}, packed_strides({2, 3, 20}, Layout::nchw));
+  TensorDesc f2(CUDNN_DATA_FLOAT, {6, 20}, packed_strides({6, 20}, Layout::nchw));
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f3, p, &one, f3, p, &zero, f3, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, add.d, &one, f2, p, &one, f2, p, &zero, f2, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnOpTensor(h, sqrt_op.d, &one, f3, p, &one, f3, p, &zero, f3, p), CUDNN_STATUS_BAD_PARAM);
   // Listed types with the wrong compute type.
   EXPECT_EQ(cudnnOpTensor(h, add_d.d, &one, f, p, &one, f, p, &zero, f, p), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnOpTensor(h, add_d.d, &one, i8, p, &one, i8, p, &zero, i8, p), CUDNN_STATUS_NOT_SUPPORTED);
+  // (cuDNN 9.19 "succeeds" here but writes garbage.)
+  EXPECT_EQ(cudnnOpTensor(h, add_d.d, &oned, i8, p, &oned, i8, p, &zerod, d, p), CUDNN_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(cudnnOpTensor(h, add.d, &oned, d, p, &oned, d, p, &zerod, d, p), CUDNN_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(cudnnOpTensor(h, add_d.d, &oned, d, p, &oned, d, p, &zerod, d, p), CUDNN_STATUS_SUCCESS);
 }
@@ -855,15 +1029,31 @@ TEST_F(TensorOpsBadInput, TransformTensor) {
   EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, nullptr, y, q), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, nullptr, q), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, y, nullptr), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, y_half, q), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, y_half, q), CUDNN_STATUS_SUCCESS);  // converts
   EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, y_dims, q), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, y_rank, q), CUDNN_STATUS_BAD_PARAM);
+  // Types: UINT8 and INT32 are not transformed, not even unconverted; nor HALF <-> BFLOAT16.
+  TensorDesc u8(CUDNN_DATA_UINT8, dd, packed_strides(dd, Layout::nchw));
+  TensorDesc i32(CUDNN_DATA_INT32, dd, packed_strides(dd, Layout::nhwc));
+  TensorDesc bf(CUDNN_DATA_BFLOAT16, dd, packed_strides(dd, Layout::nchw));
+  EXPECT_EQ(cudnnTransformTensor(h, &one, u8, p, &zero, u8, q), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, i32, p, &zero, i32, q), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, x, p, &zero, u8, q), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, y_half, p, &zero, bf, q), CUDNN_STATUS_NOT_SUPPORTED);
   // INT8 <-> INT8x4 is a layout change of the same lanes; C must fill whole vectors.
   TensorDesc i8(CUDNN_DATA_INT8, {1, 6, 2, 2}, packed_strides({1, 6, 2, 2}, Layout::nchw));
   cudnnTensorDescriptor_t v4;
   cudnnCreateTensorDescriptor(&v4);
   ASSERT_EQ(cudnnSetTensor4dDescriptor(v4, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x4, 1, 8, 2, 2), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnTransformTensor(h, &one, i8, p, &zero, v4, q), CUDNN_STATUS_BAD_PARAM);
+  // INT8x32 (and UINT8x4): BAD_PARAM next to another type, NOT_SUPPORTED alone.
+  TensorDesc i8_32(CUDNN_DATA_INT8, {1, 32, 2, 2}, packed_strides({1, 32, 2, 2}, Layout::nchw));
+  cudnnTensorDescriptor_t v32;
+  cudnnCreateTensorDescriptor(&v32);
+  ASSERT_EQ(cudnnSetTensor4dDescriptor(v32, CUDNN_TENSOR_NCHW_VECT_C, CUDNN_DATA_INT8x32, 1, 32, 2, 2), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, i8_32, p, &zero, v32, q), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnTransformTensor(h, &one, v32, p, &zero, v32, q), CUDNN_STATUS_NOT_SUPPORTED);
+  cudnnDestroyTensorDescriptor(v32);
   cudnnDestroyTensorDescriptor(v4);
 }
 
@@ -905,11 +1095,31 @@ TEST_F(TensorOpsBadInput, ReduceTensor) {
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnReduceTensor(h, add_d.d, nullptr, 0, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, nullptr, 0, &one, a_i32, p, &zero, c, p), CUDNN_STATUS_NOT_SUPPORTED);
-  // Indices: only for MIN/MAX/AMAX, 32-bit, with enough room.
-  EXPECT_EQ(cudnnReduceTensor(h, add_idx.d, ip, 64, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnReduceTensor(h, max_idx64.d, ip, 64, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_NOT_SUPPORTED);
+  // No BFLOAT16; HALF does not mix with INT8.
+  TensorDesc a_bf(CUDNN_DATA_BFLOAT16, ad, packed_strides(ad, Layout::nchw));
+  TensorDesc a_half(CUDNN_DATA_HALF, ad, packed_strides(ad, Layout::nchw));
+  TensorDesc c_i8(CUDNN_DATA_INT8, {1, 3, 1, 1}, packed_strides({1, 3, 1, 1}, Layout::nchw));
+  EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, nullptr, 0, &one, a_bf, p, &zero, c, p), CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, nullptr, 0, &one, a_half, p, &zero, c_i8, p), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, nullptr, 0, &one, a, p, &zero, c_i8, p), CUDNN_STATUS_SUCCESS);
+  // 3 to 8 dimensions.
+  TensorDesc a2(CUDNN_DATA_FLOAT, {6, 20}, packed_strides({6, 20}, Layout::nchw));
+  TensorDesc c2(CUDNN_DATA_FLOAT, {6, 1}, packed_strides({6, 1}, Layout::nchw));
+  EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, nullptr, 0, &one, a2, p, &zero, c2, p), CUDNN_STATUS_BAD_PARAM);
+  // Indices: only MIN/MAX/AMAX make them (other ops ignore the request), always 32-bit, with enough room.
+  EXPECT_EQ(cudnnReduceTensor(h, add_idx.d, ip, 64, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnReduceTensor(h, add_idx.d, nullptr, 0, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnReduceTensor(h, max_idx64.d, ip, 12, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetReductionIndicesSize(h, max_idx64.d, a, c, &size), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(size, 12u);
   EXPECT_EQ(cudnnReduceTensor(h, max_idx.d, ip, 12, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnReduceTensor(h, max_idx.d, ip, 11, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_INVALID_VALUE);
+  EXPECT_EQ(cudnnReduceTensor(h, max_idx.d, ip, 11, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_BAD_PARAM);
+  // Too little workspace (where the engine needs some): BAD_PARAM.
+  TensorDesc c1(CUDNN_DATA_FLOAT, {1, 1, 1, 1}, packed_strides({1, 1, 1, 1}, Layout::nchw));
+  size_t ws = 0;
+  EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, a, c1, &ws), CUDNN_STATUS_SUCCESS);
+  if (ws > 0)
+    EXPECT_EQ(cudnnReduceTensor(h, add.d, nullptr, 0, p, ws - 1, &one, a, p, &zero, c1, p), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnReduceTensor(h, max_idx.d, nullptr, 12, nullptr, 0, &one, a, p, &zero, c, p), CUDNN_STATUS_BAD_PARAM);
   // Size queries.
   EXPECT_EQ(cudnnGetReductionIndicesSize(h, max_idx.d, a, c, &size), CUDNN_STATUS_SUCCESS);
@@ -922,6 +1132,9 @@ TEST_F(TensorOpsBadInput, ReduceTensor) {
   EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, a, c, &size), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnGetReductionWorkspaceSize(nullptr, add.d, a, c, &size), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, nullptr, c, &size), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, a, c_bad, &size), CUDNN_STATUS_BAD_PARAM);
+  // The workspace query does not validate the problem (cudnnReduceTensor does).
+  size = 123;
+  EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, a, c_bad, &size), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(size, 0u);
   EXPECT_EQ(cudnnGetReductionWorkspaceSize(h, add.d, a, c, nullptr), CUDNN_STATUS_BAD_PARAM);
 }
