@@ -1,0 +1,75 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "op.hpp"
+#include "timing.hpp"
+
+#ifdef FREEDNN_TEST_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace bench {
+
+std::string machine_description() {
+#ifdef FREEDNN_TEST_CUDA
+  if (on_gpu()) {
+    cudaDeviceProp prop{};
+    int dev = 0;
+    cudaGetDevice(&dev);
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+      return std::string(prop.name) + " (" + std::to_string(prop.totalGlobalMem >> 30) + " GiB)";
+  }
+#endif
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
+}
+
+namespace {
+
+std::string cell_problem(const ProblemResult &r) {
+  std::string text = problem_text(r.problem);
+  if (!r.problem.name.empty()) text = r.problem.name + ": " + text;
+  return "`" + text + "`";
+}
+
+}  // namespace
+
+void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidth *copy) {
+  std::printf("\n| # | problem | engine | check | ms | GB/s | x copy | oneDNN GB/s (impl) | ours/oneDNN | other load |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  int i = 0, passed = 0, failed = 0, untested = 0;
+  for (const ProblemResult &r : results) {
+    ++i;
+    if (r.failed()) ++failed;
+    else if (r.check.status == "PASSED") ++passed;
+    else ++untested;
+    std::printf("| %d | %s | %s | %s |", i, cell_problem(r).c_str(), r.check.engine.empty() ? "?" : r.check.engine.c_str(),
+                r.check.status.c_str());
+    if (r.timed) {
+      std::printf(" %.3f | %.2f |", r.timing.median_ms, r.gbs);
+      if (copy && copy->best_gbs > 0) std::printf(" %.2f |", r.gbs / copy->best_gbs);
+      else std::printf(" - |");
+    } else {
+      std::printf(" - | - | - |");
+    }
+    std::string impl = r.peer_name.substr(r.peer_name.find(':') + 1);
+    if (r.peer) std::printf(" %.2f (%s) | %.2f |", r.peer_gbs, impl.c_str(), r.gbs / r.peer_gbs);
+    else std::printf(" n/a | n/a |");
+    if (r.timed) std::printf(" %.2f |\n", r.other_load);
+    else std::printf(" - |\n");
+  }
+  std::printf("\n%d problems: %d passed, %d failed or unimplemented, %d untested\n", i, passed, failed, untested);
+  std::printf("other load = cores' worth of CPU time used by other processes while timing\n");
+  if (copy && copy->best_gbs > 0) std::printf("copy bandwidth (x copy = GB/s / %.2f): %s\n", copy->best_gbs, copy->how.c_str());
+}
+
+}  // namespace bench

@@ -1,0 +1,96 @@
+#include "runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "load_monitor.hpp"
+#include "op.hpp"
+#include "onednn_peer.hpp"
+
+namespace bench {
+
+bool ProblemResult::failed() const {
+  return check.status == "FAILED" || check.status == "UNIMPLEMENTED" || check.status == "ERROR" ||
+         check.status == "CRASHED" || !time_error.empty();
+}
+
+ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t handle, const CopyBandwidth *copy) {
+  ProblemResult r;
+  r.problem = p;
+  const bool timing_wanted = cfg.mode == "perf";
+
+  if (cfg.mode == "check" || cfg.check) {
+    r.check = check_in_child(cfg, p);
+    std::printf("  check: %s%s%s  engine=%s  device=%s\n", r.check.status.c_str(), r.check.detail.empty() ? "" : " - ",
+                r.check.detail.c_str(), r.check.engine.empty() ? "?" : r.check.engine.c_str(),
+                r.check.device.empty() ? "?" : r.check.device.c_str());
+    if (r.check.status == "CRASHED") std::printf("  check output:\n%s\n", r.check.output.c_str());
+  } else {
+    r.check.status = "UNTESTED";
+  }
+  std::fflush(stdout);
+  if (!timing_wanted) return r;
+  if (r.check.status == "UNIMPLEMENTED" || r.check.status == "ERROR" || r.check.status == "CRASHED") return r;
+
+  try {
+    auto run = OpRegistry::instance().find(p.knobs.op)->prepare(handle, p);
+    run->fill(cfg.seed);
+    r.bytes = run->bytes_moved();
+    // Time ours; with --max-load, again (up to 3 times) while other processes
+    // were using more than that many cores, keeping the quietest attempt.
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      LoadMonitor load;
+      Timing t = measure([&] { run->execute(); }, cfg.reps, cfg.min_sample_ms);
+      double other = load.foreign_cores();
+      if (attempt == 1 || other < r.other_load) {
+        r.timing = t;
+        r.other_load = other;
+      }
+      r.attempts = attempt;
+      if (cfg.max_load < 0 || other <= cfg.max_load) break;
+    }
+    r.timed = true;
+    r.gbs = r.bytes / (r.timing.median_ms * 1e-3) / 1e9;
+    std::printf("  ours:   %9.4f ms (best %.4f; %d samples x %lld calls)  %8.1f MB  %7.2f GB/s", r.timing.median_ms,
+                r.timing.min_ms, r.timing.samples, static_cast<long long>(r.timing.calls_per_sample), r.bytes / 1e6,
+                r.gbs);
+    if (copy && copy->best_gbs > 0) std::printf("  = %.2f x copy(before)", r.gbs / copy->best_gbs);
+    std::printf("  [other load %.2f cores%s]\n", r.other_load,
+                r.attempts > 1 ? (", " + std::to_string(r.attempts) + " attempts").c_str() : "");
+    std::fflush(stdout);
+
+    if (cfg.onednn && !on_gpu()) {
+      if (auto peer = run->onednn_peer()) {
+        run.reset();  // free our buffers before the peer allocates its own
+        double peer_load = 0;
+        for (int attempt = 1; attempt <= 3; ++attempt) {
+          LoadMonitor load;
+          Timing t = measure([&] { peer->execute(); }, cfg.reps, cfg.min_sample_ms);
+          double other = load.foreign_cores();
+          if (attempt == 1 || other < peer_load) {
+            r.peer_timing = t;
+            peer_load = other;
+          }
+          if (cfg.max_load < 0 || other <= cfg.max_load) break;
+        }
+        r.peer = true;
+        r.peer_name = peer->name();
+        r.peer_gbs = r.bytes / (r.peer_timing.median_ms * 1e-3) / 1e9;
+        r.other_load = std::max(r.other_load, peer_load);
+        std::printf("  oneDNN: %9.4f ms (best %.4f)  %7.2f GB/s  ours/oneDNN = %.2f  [%s; other load %.2f cores]\n",
+                    r.peer_timing.median_ms, r.peer_timing.min_ms, r.peer_gbs, r.gbs / r.peer_gbs, r.peer_name.c_str(),
+                    peer_load);
+      }
+    }
+  } catch (const ApiError &e) {
+    r.time_error = e.what();
+    std::printf("  timing stopped: %s\n", e.what());
+  } catch (const std::exception &e) {
+    r.time_error = e.what();
+    std::printf("  timing stopped: %s\n", e.what());
+  }
+  std::fflush(stdout);
+  return r;
+}
+
+}  // namespace bench

@@ -1,0 +1,38 @@
+// Runs one problem the way the mode asks (check in a child, then timing and
+// the oneDNN peer in this process) and prints its lines as it goes.
+#pragma once
+
+#include <cudnn.h>
+
+#include <string>
+
+#include "bandwidth.hpp"
+#include "check_child.hpp"
+#include "cli.hpp"
+#include "timing.hpp"
+
+namespace bench {
+
+struct ProblemResult {
+  Problem problem;
+  CheckOutcome check;      // status "UNTESTED" when the check was off
+  bool timed = false;
+  Timing timing;
+  double bytes = 0;        // per call, read + written
+  double gbs = 0;
+  std::string time_error;  // why timing did not happen or stopped
+  bool peer = false;
+  std::string peer_name;
+  Timing peer_timing;
+  double peer_gbs = 0;
+  double other_load = 0;   // cores used by other processes while timing (see load_monitor.hpp)
+  int attempts = 0;        // timing attempts (more than 1 when --max-load rejected one)
+
+  // A problem counts as a failure for the exit status.
+  bool failed() const;
+};
+
+// `copy` may be null (no ratio printed).
+ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t handle, const CopyBandwidth *copy);
+
+}  // namespace bench
