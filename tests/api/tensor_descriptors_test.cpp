@@ -5,6 +5,8 @@
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
+#include "common/expect_status.hpp"
+
 #include <climits>
 #include <cstdint>
 #include <random>
@@ -15,31 +17,7 @@ namespace {
 
 constexpr int kSentinel = -7;
 
-std::string last_error() {
-  char buf[1024];
-  buf[0] = '\0';
-  cudnnGetLastErrorString(buf, sizeof buf);
-  return buf;
-}
-
-// Expects `status` and a last-error message naming the function and `needle`
-// (the argument). Built with FDNN_TEST_STATUS_ONLY (to run these tests
-// against another cuDNN, whose messages differ) only the status is checked.
-#ifdef FDNN_TEST_STATUS_ONLY
-#define EXPECT_FAILS_NAMING(call, status, function, needle) \
-  do {                                                      \
-    EXPECT_EQ((call), (status));                            \
-    last_error();                                           \
-  } while (0)
-#else
-#define EXPECT_FAILS_NAMING(call, status, function, needle)                                  \
-  do {                                                                                       \
-    EXPECT_EQ((call), (status));                                                             \
-    const std::string msg_ = last_error();                                                   \
-    EXPECT_NE(msg_.find(function), std::string::npos) << msg_;                               \
-    EXPECT_NE(msg_.find(needle), std::string::npos) << "no '" << needle << "' in: " << msg_; \
-  } while (0)
-#endif
+using fdnn_test::last_error;
 
 // --- Independent references -------------------------------------------------
 
