@@ -35,14 +35,14 @@ struct TransposeArgs {
   double alpha1 = 1, blend_alpha = 1, blend_beta = 0;
 };
 
-template <class SX, class SY, class C, int TILE>
-__global__ void __launch_bounds__(32 * kRows) transpose_kernel(TransposeArgs a) {
-  constexpr int kCols = TILE / 32;  // elements per thread along a tile row
-  __shared__ C tile[TILE][TILE + 1];  // [p][q]; +1 keeps column reads free of bank conflicts
-  uint32_t tp, tq;
+// This block's tile (tp along p, tq along q) and the element offsets of its
+// batch in x and y, decoded from blockIdx.x.
+__device__ __forceinline__ void locate_tile(const TransposeArgs &a, uint32_t &tp, uint32_t &tq, int64_t &bx,
+                                            int64_t &by) {
   uint32_t rest = a.tiles_p.divmod(blockIdx.x, tp);
   uint32_t batch = a.tiles_q.divmod(rest, tq);
-  int64_t bx = 0, by = 0;
+  bx = 0;
+  by = 0;
 #pragma unroll
   for (int d = kMaxRank - 1; d >= 0; --d) {
     if (d < a.batch_rank) {
@@ -52,6 +52,15 @@ __global__ void __launch_bounds__(32 * kRows) transpose_kernel(TransposeArgs a) 
       by += static_cast<int64_t>(c) * a.batch_stride_y[d];
     }
   }
+}
+
+template <class SX, class SY, class C, int TILE>
+__global__ void __launch_bounds__(32 * kRows) transpose_kernel(TransposeArgs a) {
+  constexpr int kCols = TILE / 32;  // elements per thread along a tile row
+  __shared__ C tile[TILE][TILE + 1];  // [p][q]; +1 keeps column reads free of bank conflicts
+  uint32_t tp, tq;
+  int64_t bx, by;
+  locate_tile(a, tp, tq, bx, by);
   const uint32_t p0 = tp * TILE, q0 = tq * TILE;
   const SX *x = static_cast<const SX *>(a.x) + bx;
   SY *y = static_cast<SY *>(a.y) + by;
@@ -98,18 +107,8 @@ __global__ void __launch_bounds__(32 * kRows) transpose_pairs_kernel(TransposeAr
   constexpr int TILE = 64;
   __shared__ C tile[TILE][TILE + 1];
   uint32_t tp, tq;
-  uint32_t rest = a.tiles_p.divmod(blockIdx.x, tp);
-  uint32_t batch = a.tiles_q.divmod(rest, tq);
-  int64_t bx = 0, by = 0;
-#pragma unroll
-  for (int d = kMaxRank - 1; d >= 0; --d) {
-    if (d < a.batch_rank) {
-      uint32_t c;
-      batch = a.batch_div[d].divmod(batch, c);
-      bx += static_cast<int64_t>(c) * a.batch_stride_x[d];
-      by += static_cast<int64_t>(c) * a.batch_stride_y[d];
-    }
-  }
+  int64_t bx, by;
+  locate_tile(a, tp, tq, bx, by);
   const uint32_t p0 = tp * TILE, q0 = tq * TILE;
   const S *x = static_cast<const S *>(a.x) + bx;
   S *y = static_cast<S *>(a.y) + by;
