@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/expect_status.hpp"
+#include "common/legacy_sizes.hpp"
 
 #include <cstdint>
 #include <random>
@@ -16,22 +17,7 @@ namespace {
 constexpr int kSentinel = -7;
 
 using fdnn_test::last_error;
-
-// Bytes per element as the legacy size query counts them (reference).
-size_t element_bytes(cudnnDataType_t t) {
-  switch (t) {
-    case CUDNN_DATA_DOUBLE: return 8;
-    case CUDNN_DATA_FLOAT:
-    case CUDNN_DATA_INT8x4:
-    case CUDNN_DATA_UINT8x4: return 4;
-    case CUDNN_DATA_HALF:
-    case CUDNN_DATA_BFLOAT16: return 2;
-    case CUDNN_DATA_INT8:
-    case CUDNN_DATA_UINT8: return 1;
-    case CUDNN_DATA_INT8x32: return 32;
-    default: return 0;
-  }
-}
+using fdnn_test::legacy_element_bytes;
 
 struct Filter {
   cudnnFilterDescriptor_t d = nullptr;
@@ -126,7 +112,7 @@ TEST(FilterDescriptor, RandomShapesRoundTrip) {
     EXPECT_EQ(first(nd.dims, nb), dims);
     size_t count = 1;
     for (int i = 0; i < nb; ++i) count *= size_t(i == 1 ? dims[i] / lanes : dims[i]);
-    EXPECT_EQ(size_of(f), count * element_bytes(dt));
+    EXPECT_EQ(size_of(f), count * legacy_element_bytes(dt));
     if (nb == 4) {
       Four g = get_4d(f);
       // cuDNN's 4d query multiplies a VECT_C C by 4 even for INT8x32.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/expect_status.hpp"
+#include "common/legacy_sizes.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -18,25 +19,9 @@ namespace {
 constexpr int kSentinel = -7;
 
 using fdnn_test::last_error;
+using fdnn_test::legacy_element_bytes;
 
 // --- Independent references -------------------------------------------------
-
-// Bytes of one element as cuDNN's legacy size queries count them.
-size_t element_bytes(cudnnDataType_t t) {
-  switch (t) {
-    case CUDNN_DATA_DOUBLE: return 8;
-    case CUDNN_DATA_FLOAT:
-    case CUDNN_DATA_INT32:
-    case CUDNN_DATA_INT8x4:
-    case CUDNN_DATA_UINT8x4: return 4;
-    case CUDNN_DATA_HALF:
-    case CUDNN_DATA_BFLOAT16: return 2;
-    case CUDNN_DATA_INT8:
-    case CUDNN_DATA_UINT8: return 1;
-    case CUDNN_DATA_INT8x32: return 32;
-    default: return 0;
-  }
-}
 
 // Elements an array of dims/strides reaches: 1 + sum((d-1)*|s|).
 int64_t span(const std::vector<int> &dims, const std::vector<int> &strides) {
@@ -183,7 +168,7 @@ TEST(TensorDescriptor, Set4dRandomPackedLayouts) {
     EXPECT_EQ(nd.nb, 4);
     EXPECT_EQ(first(nd.dims, 4), dims);
     EXPECT_EQ(first(nd.strides, 4), expect);
-    EXPECT_EQ(size_of(t), size_t(span(stored, expect)) * element_bytes(dt));
+    EXPECT_EQ(size_of(t), size_t(span(stored, expect)) * legacy_element_bytes(dt));
   }
 }
 
@@ -291,7 +276,7 @@ TEST(TensorDescriptor, SizeIsTheSpanOfRandomStrides) {
     EXPECT_EQ(nd.dtype, dt);
     EXPECT_EQ(first(nd.dims, nb), dims);
     EXPECT_EQ(first(nd.strides, nb), strides);
-    EXPECT_EQ(size_of(t), size_t(span(dims, strides)) * element_bytes(dt));
+    EXPECT_EQ(size_of(t), size_t(span(dims, strides)) * legacy_element_bytes(dt));
   }
 }
 
