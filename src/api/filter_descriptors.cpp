@@ -1,6 +1,7 @@
 // Legacy filter descriptors: create, set, get and size. The rules (cuDNN's
 // exact checks and partial updates) live in core/tensor_desc.cpp.
 #include "api/guard.hpp"
+#include "core/descriptor_lifetime.hpp"
 #include "core/tensor_desc.hpp"
 
 using namespace fdnn;
@@ -9,17 +10,13 @@ extern "C" {
 
 cudnnStatus_t CUDNNWINAPI cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc) {
   return FDNN_GUARDED([&] {
-    check_not_null(filterDesc, "filterDesc");
-    *filterDesc = new cudnnFilterStruct();
+    create_descriptor(filterDesc, "filterDesc");
   });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc) {
   return FDNN_GUARDED([&] {
-    if (filterDesc == nullptr) return;  // like free(NULL)
-    cudnnFilterStruct &d = live_filter(filterDesc, "filterDesc");
-    d.magic = 0;  // a later use of this pointer fails cleanly while the memory is not reused
-    delete &d;
+    destroy_descriptor(filterDesc, "filterDesc", "filter");
   });
 }
 

@@ -3,27 +3,12 @@
 // (cudnnTransformTensorEx). Accepted values follow cuDNN 9; a rejected Set
 // leaves the descriptor as it was.
 #include "api/guard.hpp"
+#include "core/descriptor_lifetime.hpp"
 #include "core/op_descriptors.hpp"
 
 using namespace fdnn;
 
 namespace {
-
-template <class Desc>
-Desc &live(Desc *d, const char *name, const char *what) {
-  if (d == nullptr) fail(CUDNN_STATUS_BAD_PARAM, name, " is NULL");
-  if (d->magic != Desc::kAlive)
-    fail(CUDNN_STATUS_BAD_PARAM, name, " is not a live ", what, " descriptor (destroyed, or not made by its Create call)");
-  return *d;
-}
-
-template <class Desc>
-void destroy(Desc *d, const char *name, const char *what) {
-  if (d == nullptr) return;  // like free(NULL)
-  Desc &live_desc = live(d, name, what);
-  live_desc.magic = 0;  // a later use of this pointer fails cleanly while the memory is not reused
-  delete &live_desc;
-}
 
 void check_nan_opt(cudnnNanPropagation_t v, const char *name) {
   check_arg(v == CUDNN_NOT_PROPAGATE_NAN || v == CUDNN_PROPAGATE_NAN, name, " = ", static_cast<int>(v),
@@ -38,20 +23,19 @@ extern "C" {
 
 cudnnStatus_t CUDNNWINAPI cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc) {
   return FDNN_GUARDED([&] {
-    check_not_null(opTensorDesc, "opTensorDesc");
-    *opTensorDesc = new cudnnOpTensorStruct();
+    create_descriptor(opTensorDesc, "opTensorDesc");
   });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc) {
-  return FDNN_GUARDED([&] { destroy(opTensorDesc, "opTensorDesc", "op-tensor"); });
+  return FDNN_GUARDED([&] { destroy_descriptor(opTensorDesc, "opTensorDesc", "op-tensor"); });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc,
                                                      cudnnOpTensorOp_t opTensorOp, cudnnDataType_t opTensorCompType,
                                                      cudnnNanPropagation_t opTensorNanOpt) {
   return FDNN_GUARDED([&] {
-    cudnnOpTensorStruct &d = live(opTensorDesc, "opTensorDesc", "op-tensor");
+    cudnnOpTensorStruct &d = live_descriptor(opTensorDesc, "opTensorDesc", "op-tensor");
     check_arg(opTensorOp >= CUDNN_OP_TENSOR_ADD && opTensorOp <= CUDNN_OP_TENSOR_NOT, "opTensorOp = ",
               static_cast<int>(opTensorOp), ": expected a cudnnOpTensorOp_t value (ADD 0 .. NOT 5)");
     check_arg(opTensorCompType == CUDNN_DATA_FLOAT || opTensorCompType == CUDNN_DATA_DOUBLE ||
@@ -70,7 +54,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetOpTensorDescriptor(const cudnnOpTensorDescript
                                                      cudnnOpTensorOp_t *opTensorOp, cudnnDataType_t *opTensorCompType,
                                                      cudnnNanPropagation_t *opTensorNanOpt) {
   return FDNN_GUARDED([&] {
-    const cudnnOpTensorStruct &d = live(opTensorDesc, "opTensorDesc", "op-tensor");
+    const cudnnOpTensorStruct &d = live_descriptor(opTensorDesc, "opTensorDesc", "op-tensor");
     check_not_null(opTensorOp, "opTensorOp");
     check_not_null(opTensorCompType, "opTensorCompType");
     check_not_null(opTensorNanOpt, "opTensorNanOpt");
@@ -84,13 +68,12 @@ cudnnStatus_t CUDNNWINAPI cudnnGetOpTensorDescriptor(const cudnnOpTensorDescript
 
 cudnnStatus_t CUDNNWINAPI cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t *reduceTensorDesc) {
   return FDNN_GUARDED([&] {
-    check_not_null(reduceTensorDesc, "reduceTensorDesc");
-    *reduceTensorDesc = new cudnnReduceTensorStruct();
+    create_descriptor(reduceTensorDesc, "reduceTensorDesc");
   });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc) {
-  return FDNN_GUARDED([&] { destroy(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor"); });
+  return FDNN_GUARDED([&] { destroy_descriptor(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor"); });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc,
@@ -100,7 +83,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescri
                                                          cudnnReduceTensorIndices_t reduceTensorIndices,
                                                          cudnnIndicesType_t reduceTensorIndicesType) {
   return FDNN_GUARDED([&] {
-    cudnnReduceTensorStruct &d = live(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor");
+    cudnnReduceTensorStruct &d = live_descriptor(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor");
     check_arg(reduceTensorOp >= CUDNN_REDUCE_TENSOR_ADD && reduceTensorOp <= CUDNN_REDUCE_TENSOR_MUL_NO_ZEROS,
               "reduceTensorOp = ", static_cast<int>(reduceTensorOp),
               ": expected a cudnnReduceTensorOp_t value (ADD 0 .. MUL_NO_ZEROS 8)");
@@ -132,7 +115,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReduceTensorDescriptor(const cudnnReduceTensor
                                                          cudnnReduceTensorIndices_t *reduceTensorIndices,
                                                          cudnnIndicesType_t *reduceTensorIndicesType) {
   return FDNN_GUARDED([&] {
-    const cudnnReduceTensorStruct &d = live(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor");
+    const cudnnReduceTensorStruct &d = live_descriptor(reduceTensorDesc, "reduceTensorDesc", "reduce-tensor");
     check_not_null(reduceTensorOp, "reduceTensorOp");
     check_not_null(reduceTensorCompType, "reduceTensorCompType");
     check_not_null(reduceTensorNanOpt, "reduceTensorNanOpt");
@@ -150,13 +133,12 @@ cudnnStatus_t CUDNNWINAPI cudnnGetReduceTensorDescriptor(const cudnnReduceTensor
 
 cudnnStatus_t CUDNNWINAPI cudnnCreateTensorTransformDescriptor(cudnnTensorTransformDescriptor_t *transformDesc) {
   return FDNN_GUARDED([&] {
-    check_not_null(transformDesc, "transformDesc");
-    *transformDesc = new cudnnTensorTransformStruct();
+    create_descriptor(transformDesc, "transformDesc");
   });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc) {
-  return FDNN_GUARDED([&] { destroy(transformDesc, "transformDesc", "tensor-transform"); });
+  return FDNN_GUARDED([&] { destroy_descriptor(transformDesc, "transformDesc", "tensor-transform"); });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnSetTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc,
@@ -166,7 +148,7 @@ cudnnStatus_t CUDNNWINAPI cudnnSetTensorTransformDescriptor(cudnnTensorTransform
                                                             const uint32_t foldA[],
                                                             const cudnnFoldingDirection_t direction) {
   return FDNN_GUARDED([&] {
-    cudnnTensorTransformStruct &d = live(transformDesc, "transformDesc", "tensor-transform");
+    cudnnTensorTransformStruct &d = live_descriptor(transformDesc, "transformDesc", "tensor-transform");
     check_arg(nbDims >= 2, "nbDims = ", nbDims, ": a transform needs at least 2 dimensions");
     check_supported(nbDims <= CUDNN_DIM_MAX, "nbDims = ", nbDims, ": at most ", CUDNN_DIM_MAX,
                     " dimensions are supported");
@@ -191,7 +173,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetTensorTransformDescriptor(cudnnTensorTransform
                                                             int32_t padBeforeA[], int32_t padAfterA[],
                                                             uint32_t foldA[], cudnnFoldingDirection_t *direction) {
   return FDNN_GUARDED([&] {
-    const cudnnTensorTransformStruct &d = live(transformDesc, "transformDesc", "tensor-transform");
+    const cudnnTensorTransformStruct &d = live_descriptor(transformDesc, "transformDesc", "tensor-transform");
     check_arg(nbDimsRequested >= 3 && nbDimsRequested <= CUDNN_DIM_MAX, "nbDimsRequested = ", nbDimsRequested,
               ": expected 3 to ", CUDNN_DIM_MAX);
     // Like cuDNN, every out-pointer is optional, and nbDimsRequested entries

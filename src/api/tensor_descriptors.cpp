@@ -6,6 +6,7 @@
 
 #include "api/guard.hpp"
 #include "core/dtype.hpp"
+#include "core/descriptor_lifetime.hpp"
 #include "core/tensor_desc.hpp"
 
 using namespace fdnn;
@@ -30,17 +31,13 @@ extern "C" {
 
 cudnnStatus_t CUDNNWINAPI cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc) {
   return FDNN_GUARDED([&] {
-    check_not_null(tensorDesc, "tensorDesc");
-    *tensorDesc = new cudnnTensorStruct();
+    create_descriptor(tensorDesc, "tensorDesc");
   });
 }
 
 cudnnStatus_t CUDNNWINAPI cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc) {
   return FDNN_GUARDED([&] {
-    if (tensorDesc == nullptr) return;  // like free(NULL)
-    cudnnTensorStruct &d = live_tensor(tensorDesc, "tensorDesc");
-    d.magic = 0;  // a later use of this pointer fails cleanly while the memory is not reused
-    delete &d;
+    destroy_descriptor(tensorDesc, "tensorDesc", "tensor");
   });
 }
 

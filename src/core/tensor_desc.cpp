@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "core/descriptor_lifetime.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
@@ -182,17 +183,11 @@ const cudnnFilterStruct &checked_filter(const cudnnFilterStruct *d, const char *
 }
 
 cudnnTensorStruct &live_tensor(cudnnTensorStruct *d, const char *name) {
-  if (d == nullptr) fail(CUDNN_STATUS_BAD_PARAM, name, " is NULL");
-  if (d->magic != cudnnTensorStruct::kAlive)
-    fail(CUDNN_STATUS_BAD_PARAM, name, " is not a live tensor descriptor (destroyed, or not made by cudnnCreateTensorDescriptor)");
-  return *d;
+  return live_descriptor(d, name, "tensor");
 }
 
 cudnnFilterStruct &live_filter(cudnnFilterStruct *d, const char *name) {
-  if (d == nullptr) fail(CUDNN_STATUS_BAD_PARAM, name, " is NULL");
-  if (d->magic != cudnnFilterStruct::kAlive)
-    fail(CUDNN_STATUS_BAD_PARAM, name, " is not a live filter descriptor (destroyed, or not made by cudnnCreateFilterDescriptor)");
-  return *d;
+  return live_descriptor(d, name, "filter");
 }
 
 // --- Legacy descriptor rules ------------------------------------------------
