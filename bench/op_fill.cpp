@@ -22,10 +22,10 @@ void validate_single(const Problem &p, const char *op) {
 class SetRun : public OpRun {
  public:
   SetRun(cudnnHandle_t handle, const Problem &p)
-      : handle_(handle), y_(p.shapes[0], p.knobs.dtag, p.knobs.dt), value_(8, 0) {
-    // cudnnSetTensor's value is in y's own type.
-    fdnn_test::encode_lane(y_.cudnn_dt(), p.knobs.value, value_.data());
-    want_ = fdnn_test::round_to_type(y_.cudnn_dt(), p.knobs.value);
+      : handle_(handle), y_(p.shapes[0], p.knobs.dtag, p.knobs.dt), value_(p.knobs.dt, p.knobs.value) {
+    // cudnnSetTensor reads its value like a scaling factor (a double for
+    // DOUBLE tensors, else a float) and rounds it to y's type.
+    want_ = fdnn_test::round_to_type(y_.cudnn_dt(), value_.value());
   }
 
   void fill(uint64_t) override {
@@ -33,7 +33,7 @@ class SetRun : public OpRun {
     poison(y_);
   }
   void execute() override {
-    check_status(cudnnSetTensor(handle_, y_.desc(), y_.data(), value_.data()), "cudnnSetTensor");
+    check_status(cudnnSetTensor(handle_, y_.desc(), y_.data(), value_.ptr()), "cudnnSetTensor");
   }
   CheckResult check() override {
     return compare(download(y_), fdnn_test::reference_scale_add(1.0, nullptr, want_, 0.0, hy0_,
@@ -44,7 +44,7 @@ class SetRun : public OpRun {
  private:
   cudnnHandle_t handle_;
   BenchTensor y_;
-  std::vector<uint8_t> value_;
+  Scaling value_;
   double want_ = 0;
   HostTensor hy0_;
 };
