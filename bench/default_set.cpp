@@ -1,13 +1,34 @@
 #include "default_set.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace bench {
 
-std::vector<std::string> default_set_arguments() {
-  // One problem per line; every line starts with --reset so that lines are
-  // independent and can be pasted after `freednn-bench`.
-  static const char *const kLines[] = {
+namespace {
+
+struct Group {
+  int order;
+  std::vector<const char *> lines;
+};
+
+std::vector<Group> &groups() {
+  static std::vector<Group> all;
+  return all;
+}
+
+}  // namespace
+
+DefaultProblems::DefaultProblems(int order, std::initializer_list<const char *> lines) {
+  groups().push_back({order, std::vector<const char *>(lines)});
+}
+
+// One problem per line; every line starts with --reset so that lines are
+// independent and can be pasted after `freednn-bench`.
+// The tensor operations: the large memory-bound ones (each tensor far larger
+// than the CPU's L3) first, then a few cache-sized ones.
+BENCH_DEFAULT_PROBLEMS(tensor_ops, 0, {
       // Layout transforms (ResNet-50 res2 activations, 205 MB per f32 tensor).
       // cudnnTransformTensor changes layouts, not types (BAD_PARAM otherwise).
       "--reset --name=transform.nchw2nhwc --op=transform --dt=f32 --stag=nchw --dtag=nhwc 64x256x56x56",
@@ -34,13 +55,18 @@ std::vector<std::string> default_set_arguments() {
       "--reset --name=small.transform --op=transform --dt=f32 --stag=nchw --dtag=nhwc 8x64x28x28",
       "--reset --name=small.add.bias --op=add --dt=f32 --tag=nchw --beta=1 8x64x28x28:1x64x1x1",
       "--reset --name=small.reduce.max.idx --op=reduce --alg=max --indices=32 --dt=f32 256x1024:256x1",
-  };
+})
+
+std::vector<std::string> default_set_arguments() {
+  std::vector<Group> sorted = groups();
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Group &a, const Group &b) { return a.order < b.order; });
   std::vector<std::string> args;
-  for (const char *line : kLines) {
-    std::istringstream words(line);
-    std::string w;
-    while (words >> w) args.push_back(w);
-  }
+  for (const Group &g : sorted)
+    for (const char *line : g.lines) {
+      std::istringstream words(line);
+      std::string w;
+      while (words >> w) args.push_back(w);
+    }
   return args;
 }
 
