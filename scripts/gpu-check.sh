@@ -13,6 +13,8 @@
 #
 # Options (environment): BUILD=build-gpu  ARCHS=90a  JOBS=$(nproc)
 #   GTEST_FILTER='*'  SKIP_BUILD=1 (reuse the build)  SKIP_GTEST=1  SKIP_BENCH=1
+#   ORACLE_ONLY='pooling*' (a glob: run only those programs of tests/oracle_gpu,
+#   differential ones and bench_* ones alike)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -129,7 +131,8 @@ if [ $BUILD_OK = 1 ]; then
   : >"$OUTDIR/oracle.txt"
   for src in tests/oracle_gpu/*.c; do
     prog=$(basename "$src" .c)
-    [ "$prog" = bench_tensor_ops ] && continue
+    case "$prog" in bench_*) continue ;; esac
+    case "$prog" in ${ORACLE_ONLY:-*}) ;; *) continue ;; esac
     if ! build_oracle "$prog"; then
       note "oracle $prog: build FAILED"; cat "$OUTDIR/oracle_build.log" | head -20; continue
     fi
@@ -161,16 +164,21 @@ fi
 # ---------------------------------------------------------------- bandwidth
 if [ $BUILD_OK = 1 ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   section "bandwidth: ours vs NVIDIA cuDNN vs cudaMemcpy"
-  if build_oracle bench_tensor_ops; then
-    timeout 150 env -u FREEDNN_DEVICE LD_LIBRARY_PATH="$LIBDIR:$CUDA_HOME/lib64" "$ORACLE_BIN/bench_tensor_ops_ours" \
-      >"$OUTDIR/bench.ours.txt" 2>&1
+  # Every tests/oracle_gpu/bench_*.c prints "bench <name> bytes= ms= gbs=" lines;
+  # bench_tensor_ops also measures the cudaMemcpy ceiling the table divides by.
+  : >"$OUTDIR/bench.ours.txt"
+  : >"$OUTDIR/bench.nvidia.txt"
+  for src in tests/oracle_gpu/bench_*.c; do
+    prog=$(basename "$src" .c)
+    case "$prog" in bench_tensor_ops | ${ORACLE_ONLY:-*}) ;; *) continue ;; esac
+    if ! build_oracle "$prog"; then note "bench $prog: build FAILED"; continue; fi
+    timeout 150 env -u FREEDNN_DEVICE LD_LIBRARY_PATH="$LIBDIR:$CUDA_HOME/lib64" "$ORACLE_BIN/${prog}_ours" \
+      >>"$OUTDIR/bench.ours.txt" 2>&1
     [ -n "$NV_DIR" ] && timeout 150 env LD_LIBRARY_PATH="$NV_LIBPATH:$CUDA_HOME/lib64" \
-      "$ORACLE_BIN/bench_tensor_ops_nvidia" >"$OUTDIR/bench.nvidia.txt" 2>&1
-    grep -v '^bench' "$OUTDIR/bench.ours.txt" | head -5
-    python3 tests/oracle_gpu/bench_table.py "$OUTDIR/bench.ours.txt" "$OUTDIR/bench.nvidia.txt" >"$OUTDIR/bench_table.txt"
-  else
-    note "bench: build FAILED"
-  fi
+      "$ORACLE_BIN/${prog}_nvidia" >>"$OUTDIR/bench.nvidia.txt" 2>&1
+  done
+  grep -v '^bench' "$OUTDIR/bench.ours.txt" | head -5
+  python3 tests/oracle_gpu/bench_table.py "$OUTDIR/bench.ours.txt" "$OUTDIR/bench.nvidia.txt" >"$OUTDIR/bench_table.txt"
 fi
 
 # ---------------------------------------------------------------- summary
