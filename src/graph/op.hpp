@@ -6,6 +6,7 @@
 
 #include <variant>
 
+#include "graph/op_convolution.hpp"
 #include "graph/op_dropout.hpp"
 #include "graph/op_lrn.hpp"
 #include "graph/op_normalization.hpp"
@@ -18,7 +19,7 @@
 namespace fdnn::graph {
 
 using Op = std::variant<PointwiseOp, ReductionOp, SoftmaxOp, ResampleOp, NormalizationOp, LrnOp, DropoutOp,
-                        SpatialTransformOp>;
+                        SpatialTransformOp, ConvolutionOp>;
 
 // Short name for messages ("pointwise", "reduction", ...): the op's kKind.
 const char *op_kind_name(const Op &op);
