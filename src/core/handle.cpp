@@ -82,27 +82,32 @@ void *handle_scratch(cudnnContext &h, size_t bytes) {
 
 void run_graph(cudnnContext &h, const char *api_function, const graph::Graph &g, VariantPack pack) {
   std::shared_ptr<const ExecutionPlan> plan = plan_for(h, g);
+  execute_plan(h, api_function, *plan, g, std::move(pack));
+}
+
+void execute_plan(cudnnContext &h, const char *api_function, const ExecutionPlan &plan, const graph::Graph &g,
+                  VariantPack pack) {
   ExecContext ctx{h.device, h.stream, h.device.kind == DeviceKind::cpu ? &ThreadPool::global() : nullptr};
 
   std::unique_lock<std::mutex> scratch_lock(h.scratch_mutex, std::defer_lock);
-  if (plan->workspace_size() > 0 && pack.workspace == nullptr) {
+  if (plan.workspace_size() > 0 && pack.workspace == nullptr) {
     scratch_lock.lock();
-    pack.workspace = handle_scratch(h, plan->workspace_size());
-    pack.workspace_size = plan->workspace_size();
+    pack.workspace = handle_scratch(h, plan.workspace_size());
+    pack.workspace_size = plan.workspace_size();
   }
 
   if (!log::verbose()) {
-    plan->execute(ctx, g, pack);
+    plan.execute(ctx, g, pack);
     return;
   }
   // Verbose timing waits for the device so that the time is the operation's.
   if (h.device.kind == DeviceKind::cuda) gpu::synchronize(h.stream);
   auto t0 = std::chrono::steady_clock::now();
-  plan->execute(ctx, g, pack);
+  plan.execute(ctx, g, pack);
   if (h.device.kind == DeviceKind::cuda) gpu::synchronize(h.stream);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::ostringstream line;
-  line << "exec," << to_string(h.device) << ',' << api_function << ",engine=" << plan->engine().name() << ','
+  line << "exec," << to_string(h.device) << ',' << api_function << ",engine=" << plan.engine().name() << ','
        << g.to_string() << ',' << ms << "ms";
   log::verbose_line(line.str());
 }

@@ -57,6 +57,12 @@ cudnnContext &checked_handle(cudnnHandle_t h);
 // entry point for messages.
 void run_graph(cudnnContext &h, const char *api_function, const graph::Graph &g, VariantPack pack);
 
+// Executes a plan made for g on the handle's device (the scratch workspace
+// when the pack has none and the plan needs one) and prints the
+// FREEDNN_VERBOSE line.
+void execute_plan(cudnnContext &h, const char *api_function, const ExecutionPlan &plan, const graph::Graph &g,
+                  VariantPack pack);
+
 // Frees the handle's scratch memory (host or device, by the handle's device).
 void release_scratch(cudnnContext &h);
 

@@ -20,6 +20,9 @@ class Graph {
   const Tensor &tensor(Uid uid) const;
   const Tensor *find_tensor(Uid uid) const;
   const std::vector<Tensor> &tensors() const { return tensors_; }
+  // Mutable access keeps uids unchanged by contract (by-value tensors get
+  // their values at execution time).
+  std::vector<Tensor> &tensors() { return tensors_; }
   const std::vector<Op> &ops() const { return ops_; }
   std::vector<Op> &ops() { return ops_; }
 

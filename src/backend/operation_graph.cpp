@@ -1,0 +1,115 @@
+// CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: operations joined by tensor uids.
+// Finalize builds the internal graph::Graph and checks the dataflow: one
+// producer per tensor, no cycles, virtual tensors produced and consumed
+// inside the graph, the same uid always describing the same tensor.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "backend/engine_state.hpp"
+#include "backend/operation.hpp"
+#include "backend/operation_graph.hpp"
+#include "core/error.hpp"
+#include "core/handle.hpp"
+#include "graph/op_io.hpp"
+
+namespace fdnn::backend {
+
+std::vector<const Engine *> engines_by_global_index() {
+  std::vector<const Engine *> all = EngineRegistry::instance().all();
+  std::sort(all.begin(), all.end(),
+            [](const Engine *a, const Engine *b) { return a->global_index() < b->global_index(); });
+  return all;
+}
+
+namespace {
+
+bool same_tensor(const graph::Tensor &a, const graph::Tensor &b) {
+  return a.dtype == b.dtype && a.dims == b.dims && a.strides == b.strides && a.is_virtual == b.is_virtual &&
+         a.by_value == b.by_value;
+}
+
+}  // namespace
+
+OperationGraphDescriptor::OperationGraphDescriptor()
+    : Descriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR,
+                 {
+                     {CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE},
+                     {CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, 1 << 20},
+                     {CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, 1, false},
+                     {CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED, CUDNN_TYPE_BOOLEAN},
+                 }) {}
+
+void OperationGraphDescriptor::do_finalize() {
+  require(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, "the handle");
+  require(CUDNN_ATTR_OPERATIONGRAPH_OPS, "the operations (OPS)");
+  auto state = std::make_shared<GraphState>();
+  state->handle = &checked_handle(scalar<cudnnHandle_t>(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, nullptr));
+  state->device = state->handle->device;
+  check_supported(!scalar<bool>(CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED, false),
+                  "dynamic shapes are not supported");
+
+  auto g = std::make_shared<graph::Graph>();
+  std::map<graph::Uid, graph::Tensor> tensors;
+  std::map<graph::Uid, int> producer;
+  std::vector<graph::OpIo> ios;
+  for (cudnnBackendDescriptor_t h : value(CUDNN_ATTR_OPERATIONGRAPH_OPS).all<cudnnBackendDescriptor_t>()) {
+    const Descriptor &d = live(h, "an element of OPS");
+    check_arg(is_operation_type(d.type()), "an element of OPS is a descriptor of type ", static_cast<int>(d.type()),
+              ", not an operation");
+    check_arg(d.finalized(), "an operation of OPS is not finalized");
+    const auto &op = static_cast<const OperationDescriptor &>(d);
+    for (const graph::Tensor &t : op.tensors()) {
+      auto it = tensors.find(t.uid);
+      if (it == tensors.end()) tensors.emplace(t.uid, t);
+      else
+        check_arg(same_tensor(it->second, t), "tensor uid ", t.uid,
+                  " is used by two tensor descriptors that differ (type, dims, strides or flags)");
+    }
+    graph::OpIo io = graph::op_io(op.op());
+    for (graph::Uid u : io.outputs) {
+      check_arg(producer.count(u) == 0, "tensor uid ", u, " is written by two operations");
+      producer[u] = static_cast<int>(ios.size());
+    }
+    ios.push_back(io);
+    g->add_op(op.op());
+  }
+  // Every virtual tensor must come from an operation of this graph.
+  for (const auto &[uid, t] : tensors)
+    if (t.is_virtual) check_arg(producer.count(uid) != 0, "virtual tensor ", uid, " is not produced by any operation");
+  // Cycles: repeatedly retire ops whose inputs are all available.
+  {
+    std::vector<bool> done(ios.size(), false);
+    std::set<graph::Uid> ready;
+    for (const auto &[uid, t] : tensors)
+      if (producer.count(uid) == 0) ready.insert(uid);
+    size_t retired = 0;
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (size_t i = 0; i < ios.size(); ++i) {
+        if (done[i]) continue;
+        if (std::all_of(ios[i].inputs.begin(), ios[i].inputs.end(), [&](graph::Uid u) { return ready.count(u) != 0; })) {
+          done[i] = true;
+          ++retired;
+          progress = true;
+          for (graph::Uid u : ios[i].outputs) ready.insert(u);
+        }
+      }
+    }
+    check_arg(retired == ios.size(), "the operations form a cycle (or read a tensor that is written by an "
+                                     "operation that depends on them)");
+  }
+  for (const auto &[uid, t] : tensors) g->add_tensor(t);
+  state->graph = g;
+  state_ = state;
+  put(CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+      AttrValue::of(CUDNN_TYPE_INT64, std::vector<int64_t>{static_cast<int64_t>(engines_by_global_index().size())}));
+}
+
+void OperationGraphDescriptor::copy_state_from(const Descriptor &other) {
+  state_ = static_cast<const OperationGraphDescriptor &>(other).state_;
+}
+
+FDNN_BACKEND_DESCRIPTOR(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, OperationGraphDescriptor)
+
+}  // namespace fdnn::backend

@@ -1,0 +1,45 @@
+#include "graph/op_io.hpp"
+
+#include "core/error.hpp"
+
+namespace fdnn::graph {
+
+namespace {
+
+void add(std::vector<Uid> &v, Uid u) {
+  if (u != kNoTensor) v.push_back(u);
+}
+
+}  // namespace
+
+OpIo op_io(const Op &op) {
+  OpIo io;
+  if (const auto *p = std::get_if<PointwiseOp>(&op)) {
+    add(io.inputs, p->x);
+    add(io.inputs, p->b);
+    add(io.inputs, p->t);
+    add(io.outputs, p->y);
+  } else if (const auto *r = std::get_if<ReductionOp>(&op)) {
+    add(io.inputs, r->x);
+    add(io.outputs, r->y);
+    add(io.outputs, r->indices);
+  } else if (const auto *c = std::get_if<ConvolutionOp>(&op)) {
+    switch (c->direction) {
+      case ConvDirection::forward:
+        add(io.inputs, c->x), add(io.inputs, c->w), add(io.outputs, c->y);
+        break;
+      case ConvDirection::backward_data:
+        add(io.inputs, c->y), add(io.inputs, c->w), add(io.outputs, c->x);
+        break;
+      case ConvDirection::backward_filter:
+        add(io.inputs, c->x), add(io.inputs, c->y), add(io.outputs, c->w);
+        break;
+    }
+  } else {
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
+         " operation are not known to the graph layer yet");
+  }
+  return io;
+}
+
+}  // namespace fdnn::graph

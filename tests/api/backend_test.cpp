@@ -1,0 +1,287 @@
+// The backend (graph) API through its C entry points: descriptor attribute
+// rules, operation graphs, heuristics, plans and execution of single- and
+// multi-operation graphs (the latter through the op-by-op engine), checked
+// against float64 arithmetic written here.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "common/random.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+// Owns a backend descriptor.
+struct Desc {
+  cudnnBackendDescriptor_t d = nullptr;
+  explicit Desc(cudnnBackendDescriptorType_t t) { EXPECT_EQ(cudnnBackendCreateDescriptor(t, &d), CUDNN_STATUS_SUCCESS); }
+  ~Desc() {
+    if (d) cudnnBackendDestroyDescriptor(d);
+  }
+  Desc(const Desc &) = delete;
+  Desc &operator=(const Desc &) = delete;
+  template <class T>
+  cudnnStatus_t set(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, const std::vector<T> &v) {
+    return cudnnBackendSetAttribute(d, n, t, static_cast<int64_t>(v.size()), v.data());
+  }
+  template <class T>
+  cudnnStatus_t set1(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, T v) {
+    return cudnnBackendSetAttribute(d, n, t, 1, &v);
+  }
+  cudnnStatus_t finalize() { return cudnnBackendFinalize(d); }
+};
+
+std::vector<int64_t> packed(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+std::unique_ptr<Desc> tensor(int64_t uid, const std::vector<int64_t> &dims, bool is_virtual = false) {
+  auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, int64_t{16}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, packed(dims)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, is_virtual), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->finalize(), CUDNN_STATUS_SUCCESS);
+  return t;
+}
+
+std::unique_ptr<Desc> pointwise_op(cudnnPointwiseMode_t mode, Desc &x, Desc *b, Desc &y) {
+  Desc pw(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+  EXPECT_EQ(pw.set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(pw.set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(pw.finalize(), CUDNN_STATUS_SUCCESS);
+  auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, pw.d),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x.d), CUDNN_STATUS_SUCCESS);
+  if (b) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+  return op;  // pw may be destroyed: the op keeps what it needs
+}
+
+class BackendApi : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS); }
+  void TearDown() override { cudnnDestroy(handle); }
+
+  // Builds the graph of `ops`, takes the first heuristics result (mode A),
+  // makes the plan and runs it with `uids`/`ptrs`. Returns the execute status.
+  cudnnStatus_t run(const std::vector<Desc *> &ops, const std::vector<int64_t> &uids, const std::vector<void *> &ptrs,
+                    cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
+    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<cudnnBackendDescriptor_t> handles;
+    for (Desc *o : ops) handles.push_back(o->d);
+    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS);
+
+    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
+    int64_t count = -1;
+    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
+                                       &count, nullptr),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_GE(count, 1);
+    if (count < 1) return CUDNN_STATUS_NOT_SUPPORTED;
+    Desc cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    int64_t got = 0;
+    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
+                                       &cfg.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(got, 1);
+
+    Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(plan.finalize(), CUDNN_STATUS_SUCCESS);
+    int64_t ws_size = -1;
+    EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
+                                       &ws_size),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_GE(ws_size, 0);
+    Buffer ws(static_cast<size_t>(std::max<int64_t>(ws_size, 1)));
+
+    Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(pack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, ws.get()), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(pack.finalize(), CUDNN_STATUS_SUCCESS);
+    return cudnnBackendExecute(handle, plan.d, pack.d);
+  }
+
+  cudnnHandle_t handle = nullptr;
+};
+
+std::vector<float> random_floats(Rng &rng, size_t n) {
+  std::vector<float> v(n);
+  for (float &f : v) f = static_cast<float>(rng.uniform(-3, 3));
+  return v;
+}
+
+Buffer upload(const std::vector<float> &v) {
+  Buffer b(v.size() * sizeof(float));
+  b.upload(v.data(), v.size() * sizeof(float));
+  return b;
+}
+
+std::vector<float> download(const Buffer &b, size_t n) {
+  std::vector<float> v(n);
+  b.download(v.data(), n * sizeof(float));
+  return v;
+}
+
+TEST_F(BackendApi, SingleAddWithBroadcast) {
+  Rng rng(11);
+  const std::vector<int64_t> dims{2, 3, 4, 5}, bdims{1, 3, 1, 1};
+  auto x = tensor(1, dims), b = tensor(2, bdims), y = tensor(3, dims);
+  auto op = pointwise_op(CUDNN_POINTWISE_ADD, *x, b.get(), *y);
+  const auto hx = random_floats(rng, 120), hb = random_floats(rng, 3);
+  Buffer dx = upload(hx), db = upload(hb), dy = upload(std::vector<float>(120, NAN));
+  ASSERT_EQ(run({op.get()}, {1, 2, 3}, {dx.get(), db.get(), dy.get()}), CUDNN_STATUS_SUCCESS);
+  const auto out = download(dy, 120);
+  for (int i = 0; i < 120; ++i) {
+    const int c = (i / 20) % 3;
+    EXPECT_NEAR(out[i], static_cast<double>(hx[i]) + hb[c], 1e-5) << i;
+  }
+}
+
+// (x * b) -> virtual t -> relu(t) -> y: two ops joined by a virtual tensor.
+TEST_F(BackendApi, TwoOpsThroughAVirtualTensor) {
+  Rng rng(12);
+  const std::vector<int64_t> dims{1, 4, 6, 7};
+  const size_t n = 168;
+  auto x = tensor(10, dims), b = tensor(11, dims), t = tensor(12, dims, true), y = tensor(13, dims);
+  auto mul = pointwise_op(CUDNN_POINTWISE_MUL, *x, b.get(), *t);
+  auto relu = pointwise_op(CUDNN_POINTWISE_RELU_FWD, *t, nullptr, *y);
+  const auto hx = random_floats(rng, n), hb = random_floats(rng, n);
+  Buffer dx = upload(hx), db = upload(hb), dy = upload(std::vector<float>(n, NAN));
+  // Operations in reverse order: the graph finds the dataflow itself.
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    ASSERT_EQ(run({relu.get(), mul.get()}, {10, 11, 13}, {dx.get(), db.get(), dy.get()}, mode), CUDNN_STATUS_SUCCESS);
+    const auto out = download(dy, n);
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(out[i], std::max(0.0, double(hx[i]) * hb[i]), 1e-5) << i;
+  }
+}
+
+TEST_F(BackendApi, ReductionOperation) {
+  Rng rng(13);
+  auto x = tensor(1, {2, 3, 4, 4}), y = tensor(2, {2, 3, 1, 1});
+  Desc red(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+  ASSERT_EQ(red.set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, CUDNN_REDUCE_TENSOR_MAX),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(red.set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(red.finalize(), CUDNN_STATUS_SUCCESS);
+  Desc op(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, red.d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.finalize(), CUDNN_STATUS_SUCCESS);
+  const auto hx = random_floats(rng, 96);
+  Buffer dx = upload(hx), dy = upload(std::vector<float>(6, NAN));
+  ASSERT_EQ(run({&op}, {1, 2}, {dx.get(), dy.get()}), CUDNN_STATUS_SUCCESS);
+  const auto out = download(dy, 6);
+  for (int s = 0; s < 6; ++s) {
+    float m = -INFINITY;
+    for (int i = 0; i < 16; ++i) m = std::max(m, hx[s * 16 + i]);
+    EXPECT_EQ(out[s], m);
+  }
+}
+
+TEST_F(BackendApi, AttributeRules) {
+  Desc t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  const int64_t one = 1;
+  const double d = 1;
+  // Wrong type, wrong count, NULL elements, unknown attribute.
+  EXPECT_EQ(cudnnBackendSetAttribute(t.d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_DOUBLE, 1, &d),
+            CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE);
+  EXPECT_EQ(cudnnBackendSetAttribute(t.d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 2, &one), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBackendSetAttribute(t.d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, nullptr), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBackendSetAttribute(t.d, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_INT64, 1, &one), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(cudnnBackendSetAttribute(nullptr, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &one),
+            CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+  // Get before finalize, finalize without alignment.
+  int64_t n = 0, v[4];
+  EXPECT_EQ(cudnnBackendGetAttribute(t.d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &n, v),
+            CUDNN_STATUS_NOT_INITIALIZED);
+  const std::vector<int64_t> dims{2, 3}, strides{3, 1};
+  EXPECT_EQ(t.set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t.set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t.finalize(), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(t.set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, int64_t{4}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t.finalize(), CUDNN_STATUS_SUCCESS);
+  // Set after finalize, finalize twice.
+  EXPECT_EQ(t.set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, int64_t{5}), CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(t.finalize(), CUDNN_STATUS_BAD_PARAM);
+  // Gets: count query, partial request, defaults.
+  EXPECT_EQ(cudnnBackendGetAttribute(t.d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 0, &n, nullptr),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(cudnnBackendGetAttribute(t.d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 1, &n, v), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(v[0], 2);
+  EXPECT_EQ(cudnnBackendGetAttribute(t.d, CUDNN_ATTR_TENSOR_VECTORIZED_DIMENSION, CUDNN_TYPE_INT64, 1, &n, v),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(v[0], -1);
+  EXPECT_EQ(cudnnBackendGetAttribute(t.d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_DOUBLE, 1, &n, v),
+            CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE);
+  // Unknown descriptor type.
+  cudnnBackendDescriptor_t bad = nullptr;
+  EXPECT_EQ(cudnnBackendCreateDescriptor(static_cast<cudnnBackendDescriptorType_t>(999), &bad),
+            CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED);
+  EXPECT_EQ(cudnnBackendDestroyDescriptor(nullptr), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+}
+
+TEST_F(BackendApi, GraphChecks) {
+  const std::vector<int64_t> dims{1, 2, 3, 4};
+  auto a = tensor(1, dims), b = tensor(2, dims), c = tensor(3, dims), v = tensor(4, dims, true);
+  // Two operations writing the same tensor.
+  auto op1 = pointwise_op(CUDNN_POINTWISE_ADD, *a, b.get(), *c);
+  auto op2 = pointwise_op(CUDNN_POINTWISE_MUL, *a, b.get(), *c);
+  Desc g(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  ASSERT_EQ(g.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(g.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                  std::vector<cudnnBackendDescriptor_t>{op1->d, op2->d}),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(g.finalize(), CUDNN_STATUS_BAD_PARAM);
+  // A cycle: a + b -> v, v * b -> a.
+  auto op3 = pointwise_op(CUDNN_POINTWISE_ADD, *a, b.get(), *v);
+  auto op4 = pointwise_op(CUDNN_POINTWISE_MUL, *v, b.get(), *a);
+  Desc g2(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  ASSERT_EQ(g2.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(g2.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                   std::vector<cudnnBackendDescriptor_t>{op3->d, op4->d}),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(g2.finalize(), CUDNN_STATUS_BAD_PARAM);
+  // An engine index out of range.
+  Desc g3(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  ASSERT_EQ(g3.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(g3.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                   std::vector<cudnnBackendDescriptor_t>{op1->d}),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(g3.finalize(), CUDNN_STATUS_SUCCESS);
+  int64_t count = 0, n = 0;
+  ASSERT_EQ(cudnnBackendGetAttribute(g3.d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &n,
+                                     &count),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_GT(count, 0);
+  Desc e(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  ASSERT_EQ(e.set1(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g3.d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(e.set1(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, count), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(e.finalize(), CUDNN_STATUS_NOT_SUPPORTED);
+}
+
+}  // namespace
