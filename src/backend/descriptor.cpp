@@ -81,6 +81,8 @@ void Descriptor::get(cudnnBackendAttributeName_t name, cudnnBackendAttributeType
   if (s == nullptr)
     fail(CUDNN_STATUS_BAD_PARAM, "attribute ", static_cast<int>(name), " does not belong to descriptor type ",
          static_cast<int>(type_));
+  if (!s->gettable)
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "attribute ", static_cast<int>(name), " can be set but not read back");
   if (type != s->type && type != s->alt_type)
     fail(CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "attribute ", static_cast<int>(name), " is of ",
          type_name(s->type), ", not ", type_name(type));

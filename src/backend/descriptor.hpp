@@ -23,6 +23,8 @@ struct AttrSpec {
   bool settable = true;  // false: computed by finalize, get only
   // Also accepted on set (FLOAT for a DOUBLE scalar, HALF-less alphas ...).
   cudnnBackendAttributeType_t alt_type = type;
+  // false: set only (cuDNN answers NOT_SUPPORTED to a get).
+  bool gettable = true;
 };
 
 class Descriptor {

@@ -19,7 +19,7 @@ TensorDescriptor::TensorDescriptor()
                  {
                      {CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64},
                      {CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE},
-                     {CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64},
+                     {CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, 1, true, CUDNN_TYPE_INT64, false},
                      {CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 1, kMaxDims},
                      {CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 1, kMaxDims},
                      {CUDNN_ATTR_TENSOR_VECTOR_COUNT, CUDNN_TYPE_INT64},
@@ -45,6 +45,11 @@ void TensorDescriptor::do_finalize() {
   }
   const int64_t alignment = scalar<int64_t>(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 0);
   const DataTypeInfo &info = type_info(t.dtype);
+  // The legacy vector types belong to VECTOR_COUNT now.
+  check_supported(info.vector_count == 1, "data type ", info.enum_name,
+                  " is a vector type: use a scalar type with VECTOR_COUNT instead");
+  check_arg(info.known && info.bits > 0 && t.dtype != CUDNN_DATA_FAST_FLOAT_FOR_FP8, "data type ",
+            static_cast<int>(t.dtype), " cannot be the type of a tensor");
   const int64_t elem = std::max<int64_t>(1, info.bits * info.vector_count / 8);
   check_arg(alignment > 0 && elem > 0 && alignment % elem == 0, "byte alignment = ", alignment,
             ": must be a positive multiple of the element size (", elem, " bytes)");

@@ -1,0 +1,129 @@
+/*
+ * Differential test of backend descriptors that need no handle: tensor,
+ * pointwise and reduction descriptors and their operations (set / get /
+ * finalize rules and statuses). Built against FreeDNN and against NVIDIA's
+ * cuDNN; lines not starting with '#' must agree.
+ *
+ * Left out on purpose (NVIDIA's library crashes there): a NULL descriptor
+ * out-pointer in cudnnBackendCreateDescriptor and finalizing an empty
+ * engine-config descriptor.
+ */
+#include <cudnn.h>
+
+#include <stdint.h>
+#include <stdio.h>
+
+static void note(int st) {
+  char msg[512];
+  if (st == 0) return;
+  msg[0] = 0;
+  cudnnGetLastErrorString(msg, sizeof msg);
+  printf("# %s\n", msg);
+}
+
+#define LINE(label, call)                         \
+  do {                                            \
+    int st_ = (int)(call);                        \
+    printf("%s -> %d\n", label, st_);             \
+    note(st_);                                    \
+  } while (0)
+
+static cudnnBackendDescriptor_t tensor(int64_t uid, int nd, const int64_t *dims, const int64_t *strides,
+                                       int64_t align, int dtype, int is_virtual, int finalize) {
+  cudnnBackendDescriptor_t t;
+  cudnnDataType_t dt = (cudnnDataType_t)dtype;
+  char v = (char)is_virtual;
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &t);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+  if (dtype >= 0) cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
+  if (align >= 0) cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
+  if (dims) cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims);
+  if (strides) cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, strides);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v);
+  if (finalize) {
+    int st = cudnnBackendFinalize(t);
+    printf("tensor uid%ld nd%d align%ld dtype%d -> %d\n", (long)uid, nd, (long)align, dtype, st);
+    note(st);
+  }
+  return t;
+}
+
+static void show_int64(cudnnBackendDescriptor_t d, int attr, int64_t requested) {
+  int64_t n = -7, v[12];
+  int i, st;
+  for (i = 0; i < 12; ++i) v[i] = -7;
+  st = cudnnBackendGetAttribute(d, (cudnnBackendAttributeName_t)attr, CUDNN_TYPE_INT64, requested, &n, v);
+  printf("get attr%d req%ld -> %d n%ld", attr, (long)requested, st, (long)n);
+  for (i = 0; i < 6; ++i) printf(" %ld", (long)v[i]);
+  printf("\n");
+}
+
+static void tensors(void) {
+  int64_t d4[4] = {2, 3, 4, 5}, s4[4] = {60, 20, 5, 1}, s3[3] = {20, 5, 1}, neg[4] = {2, -3, 4, 5},
+          sneg[4] = {60, 20, -5, 1}, s0[4] = {60, 20, 5, 0}, d9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  int dt;
+  cudnnBackendDescriptor_t t;
+  t = tensor(1, 4, d4, s4, 16, CUDNN_DATA_FLOAT, 0, 1);
+  show_int64(t, CUDNN_ATTR_TENSOR_DIMENSIONS, 8);
+  show_int64(t, CUDNN_ATTR_TENSOR_DIMENSIONS, 2);
+  show_int64(t, CUDNN_ATTR_TENSOR_STRIDES, 4);
+  show_int64(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, 1);
+  show_int64(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, 1);
+  show_int64(t, CUDNN_ATTR_TENSOR_VECTOR_COUNT, 1);
+  show_int64(t, CUDNN_ATTR_TENSOR_VECTORIZED_DIMENSION, 1);
+  {
+    int64_t n = -7;
+    printf("count query -> %d", (int)cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 0, &n, NULL));
+    printf(" n%ld\n", (long)n);
+  }
+  LINE("get as double", cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_DOUBLE, 1, NULL, d4));
+  LINE("set after finalize", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, d4));
+  LINE("finalize twice", cudnnBackendFinalize(t));
+  LINE("destroy", cudnnBackendDestroyDescriptor(t));
+  tensor(2, 4, d4, s4, -1, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(3, 4, d4, s4, 16, -1, 0, 1);
+  tensor(4, 4, NULL, s4, 16, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(5, 4, d4, NULL, 16, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(6, 4, neg, s4, 16, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(7, 4, d4, sneg, 16, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(8, 4, d4, s0, 16, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(9, 4, d4, s4, 3, CUDNN_DATA_FLOAT, 0, 1);
+  tensor(10, 4, d4, s4, 2, CUDNN_DATA_HALF, 0, 1);
+  tensor(11, 4, d4, s4, 1, CUDNN_DATA_HALF, 0, 1);
+  tensor(12, 4, d4, s4, 8, CUDNN_DATA_DOUBLE, 0, 1);
+  tensor(13, 4, d4, s4, 4, CUDNN_DATA_DOUBLE, 0, 1);
+  tensor(14, 4, d4, s4, 16, CUDNN_DATA_FLOAT, 1, 1);
+  for (dt = 0; dt <= 14; ++dt) tensor(100 + dt, 4, d4, s4, 16, dt, 0, 1);
+  t = tensor(15, 4, d4, NULL, 16, CUDNN_DATA_FLOAT, 0, 0);
+  LINE("strides count 3", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, s3));
+  LINE("finalize 4 dims 3 strides", cudnnBackendFinalize(t));
+  LINE("dims count 0", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 0, d9));
+  LINE("dims count 8", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8, d9));
+  LINE("uid count 2", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 2, d4));
+  LINE("uid count 0", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 0, d4));
+  LINE("uid as int32", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT32, 1, d4));
+  LINE("uid NULL", cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, NULL));
+  LINE("pointwise attr on tensor", cudnnBackendSetAttribute(t, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_INT64, 1, d4));
+  LINE("get before finalize", cudnnBackendGetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, d4, d4));
+  LINE("set NULL descriptor", cudnnBackendSetAttribute(NULL, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, d4));
+  LINE("finalize NULL", cudnnBackendFinalize(NULL));
+  LINE("destroy NULL", cudnnBackendDestroyDescriptor(NULL));
+}
+
+/* The types FreeDNN implements so far, and types that cannot be created. */
+static void types(void) {
+  static const int kTypes[] = {-1, 0, 2, 3, 4, 5, 6, 7, 8, 13, 15, 16, 17, 21, 22, 44, 45, 999};
+  unsigned i;
+  for (i = 0; i < sizeof kTypes / sizeof kTypes[0]; ++i) {
+    cudnnBackendDescriptor_t d = NULL;
+    int st = cudnnBackendCreateDescriptor((cudnnBackendDescriptorType_t)kTypes[i], &d);
+    printf("create type %d -> %d\n", kTypes[i], st);
+    if (st == 0) cudnnBackendDestroyDescriptor(d);
+  }
+}
+
+int main(void) {
+  tensors();
+  types();
+  return 0;
+}
