@@ -112,7 +112,7 @@ static void tensors(void) {
 
 /* The types FreeDNN implements so far, and types that cannot be created. */
 static void types(void) {
-  static const int kTypes[] = {-1, 0, 2, 3, 4, 5, 6, 7, 8, 13, 15, 16, 17, 21, 22, 44, 45, 999};
+  static const int kTypes[] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 16, 17, 21, 22, 44, 45, 999};
   unsigned i;
   for (i = 0; i < sizeof kTypes / sizeof kTypes[0]; ++i) {
     cudnnBackendDescriptor_t d = NULL;
@@ -122,7 +122,49 @@ static void types(void) {
   }
 }
 
+/* A convolution descriptor with one attribute left out (skip) or changed. */
+static void conv_case(const char *label, int skip, int nspatial, int64_t pad, int64_t stride, int64_t dil, int mode,
+                      int ctype, int ncount) {
+  cudnnBackendDescriptor_t c;
+  int64_t pre[3] = {pad, pad, pad}, post[3] = {pad, pad, pad}, str[3] = {stride, stride, stride},
+          dl[3] = {dil, dil, dil}, ns = nspatial;
+  cudnnDataType_t ct = (cudnnDataType_t)ctype;
+  cudnnConvolutionMode_t m = (cudnnConvolutionMode_t)mode;
+  int st;
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &c);
+  if (skip != 0) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &ct);
+  if (skip != 1) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &m);
+  if (skip != 2) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, ncount, dl);
+  if (skip != 3) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, ncount, str);
+  if (skip != 4) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, ncount, pre);
+  if (skip != 5) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, ncount, post);
+  if (skip != 6) cudnnBackendSetAttribute(c, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &ns);
+  st = cudnnBackendFinalize(c);
+  printf("conv %s -> %d\n", label, st);
+  note(st);
+  if (st == 0) show_int64(c, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, 3);
+  cudnnBackendDestroyDescriptor(c);
+}
+
+static void convolutions(void) {
+  int skip;
+  conv_case("complete", -1, 2, 1, 1, 1, 1, 0, 2);
+  for (skip = 0; skip <= 6; ++skip) {
+    char label[32];
+    sprintf(label, "without attribute %d", skip);
+    conv_case(label, skip, 2, 1, 1, 1, 1, 0, 2);
+  }
+  conv_case("3 spatial", -1, 3, 1, 2, 1, 0, 0, 3);
+  conv_case("counts 3 vs spatial 2", -1, 2, 1, 1, 1, 1, 0, 3);
+  conv_case("negative pad", -1, 2, -1, 1, 1, 1, 0, 2);
+  conv_case("zero stride", -1, 2, 0, 0, 1, 1, 0, 2);
+  conv_case("zero dilation", -1, 2, 0, 1, 0, 1, 0, 2);
+  conv_case("mode 5", -1, 2, 0, 1, 1, 5, 0, 2);
+  conv_case("half compute", -1, 2, 0, 1, 1, 1, 2, 2);
+}
+
 int main(void) {
+  convolutions();
   tensors();
   types();
   return 0;
