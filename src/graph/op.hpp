@@ -9,6 +9,7 @@
 #include "graph/op_convolution.hpp"
 #include "graph/op_dropout.hpp"
 #include "graph/op_lrn.hpp"
+#include "graph/op_matmul.hpp"
 #include "graph/op_normalization.hpp"
 #include "graph/op_pointwise.hpp"
 #include "graph/op_reduction.hpp"
@@ -19,7 +20,7 @@
 namespace fdnn::graph {
 
 using Op = std::variant<PointwiseOp, ReductionOp, SoftmaxOp, ResampleOp, NormalizationOp, LrnOp, DropoutOp,
-                        SpatialTransformOp, ConvolutionOp>;
+                        SpatialTransformOp, ConvolutionOp, MatmulOp>;
 
 // Short name for messages ("pointwise", "reduction", ...): the op's kKind.
 const char *op_kind_name(const Op &op);

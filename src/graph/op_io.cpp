@@ -35,6 +35,10 @@ OpIo op_io(const Op &op) {
         add(io.inputs, c->x), add(io.inputs, c->y), add(io.outputs, c->w);
         break;
     }
+  } else if (const auto *m = std::get_if<MatmulOp>(&op)) {
+    add(io.inputs, m->a);
+    add(io.inputs, m->b);
+    add(io.outputs, m->c);
   } else {
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
          " operation are not known to the graph layer yet");

@@ -201,6 +201,74 @@ TEST_F(BackendApi, ReductionOperation) {
   }
 }
 
+// Batched matmul with a broadcast batch, b column-major, then + bias and
+// relu through virtual tensors (the epilogue shape of the guide's matmul
+// fusions), run op by op.
+TEST_F(BackendApi, MatmulWithEpilogue) {
+  Rng rng(14);
+  const int64_t B = 3, M = 5, N = 7, K = 6;
+  auto make = [&](int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides, bool is_virtual) {
+    auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, int64_t{16}), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, is_virtual), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->finalize(), CUDNN_STATUS_SUCCESS);
+    return t;
+  };
+  auto a = make(1, {1, M, K}, {M * K, K, 1}, false);       // broadcast over the batch
+  auto b = make(2, {B, K, N}, {K * N, 1, K}, false);       // column-major
+  auto c = make(3, {B, M, N}, {M * N, N, 1}, true);
+  auto bias = make(4, {1, 1, N}, {N, N, 1}, false);
+  auto d = make(5, {B, M, N}, {M * N, N, 1}, true);
+  auto y = make(6, {B, M, N}, {M * N, N, 1}, false);
+  Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+  ASSERT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
+  Desc op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.finalize(), CUDNN_STATUS_SUCCESS);
+  auto add = pointwise_op(CUDNN_POINTWISE_ADD, *c, bias.get(), *d);
+  auto relu = pointwise_op(CUDNN_POINTWISE_RELU_FWD, *d, nullptr, *y);
+  const auto ha = random_floats(rng, M * K), hb = random_floats(rng, B * K * N), hbias = random_floats(rng, N);
+  Buffer da = upload(ha), db = upload(hb), dbias = upload(hbias), dy = upload(std::vector<float>(B * M * N, NAN));
+  ASSERT_EQ(run({&op, add.get(), relu.get()}, {1, 2, 4, 6}, {da.get(), db.get(), dbias.get(), dy.get()}),
+            CUDNN_STATUS_SUCCESS);
+  const auto out = download(dy, B * M * N);
+  for (int64_t bi = 0; bi < B; ++bi)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = hbias[j];
+        for (int64_t k = 0; k < K; ++k) s += double(ha[i * K + k]) * hb[bi * K * N + j * K + k];
+        EXPECT_NEAR(out[(bi * M + i) * N + j], std::max(0.0, s), 1e-4) << bi << "," << i << "," << j;
+      }
+  // The matmul alone, on the BLAS and the reference engines alike.
+  Desc mm2(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+  auto c2 = make(7, {B, M, N}, {M * N, N, 1}, false);
+  ASSERT_EQ(mm2.set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm2.set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm2.set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c2->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm2.set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm2.finalize(), CUDNN_STATUS_SUCCESS);
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    Buffer dc = upload(std::vector<float>(B * M * N, NAN));
+    ASSERT_EQ(run({&mm2}, {1, 2, 7}, {da.get(), db.get(), dc.get()}, mode), CUDNN_STATUS_SUCCESS);
+    const auto got = download(dc, B * M * N);
+    for (int64_t bi = 0; bi < B; ++bi)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < K; ++k) s += double(ha[i * K + k]) * hb[bi * K * N + j * K + k];
+          EXPECT_NEAR(got[(bi * M + i) * N + j], s, 1e-4);
+        }
+  }
+}
+
 TEST_F(BackendApi, AttributeRules) {
   Desc t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   const int64_t one = 1;
