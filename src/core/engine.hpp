@@ -47,6 +47,10 @@ struct VariantPack {
   std::vector<std::pair<graph::Uid, void *>> pointers;
   void *workspace = nullptr;
   size_t workspace_size = 0;
+  // The library's own memory for the plan (ExecutionPlan::scratch_size()),
+  // on the handle's device; never the caller's.
+  void *scratch = nullptr;
+  size_t scratch_size = 0;
 
   void set(graph::Uid uid, const void *p) { pointers.emplace_back(uid, const_cast<void *>(p)); }
   void *get(graph::Uid uid) const {
@@ -73,7 +77,13 @@ class ExecutionPlan {
   explicit ExecutionPlan(const Engine &engine) : engine_(engine) {}
   virtual ~ExecutionPlan() = default;
   const Engine &engine() const { return engine_; }
+  // Bytes of workspace the caller provides: what cuDNN's workspace queries
+  // report for the algorithm.
   virtual size_t workspace_size() const { return 0; }
+  // Bytes the library provides itself from the handle's scratch memory:
+  // staging that cuDNN's kernels do not need (they read any layout in
+  // place), so that it must not count against the caller's workspace.
+  virtual size_t scratch_size() const { return 0; }
   virtual void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const = 0;
 
  private:

@@ -89,11 +89,22 @@ void execute_plan(cudnnContext &h, const char *api_function, const ExecutionPlan
                   VariantPack pack) {
   ExecContext ctx{h.device, h.stream, h.device.kind == DeviceKind::cpu ? &ThreadPool::global() : nullptr};
 
+  // The handle's scratch serves both the plan's scratch and, for legacy calls
+  // that take no workspace argument, its workspace.
   std::unique_lock<std::mutex> scratch_lock(h.scratch_mutex, std::defer_lock);
-  if (plan.workspace_size() > 0 && pack.workspace == nullptr) {
+  const size_t ws_from_scratch =
+      plan.workspace_size() > 0 && pack.workspace == nullptr ? (plan.workspace_size() + 255) / 256 * 256 : 0;
+  if (ws_from_scratch + plan.scratch_size() > 0) {
     scratch_lock.lock();
-    pack.workspace = handle_scratch(h, plan.workspace_size());
-    pack.workspace_size = plan.workspace_size();
+    char *base = static_cast<char *>(handle_scratch(h, ws_from_scratch + plan.scratch_size()));
+    if (ws_from_scratch > 0) {
+      pack.workspace = base;
+      pack.workspace_size = plan.workspace_size();
+    }
+    if (plan.scratch_size() > 0) {
+      pack.scratch = base + ws_from_scratch;
+      pack.scratch_size = plan.scratch_size();
+    }
   }
 
   if (!log::verbose()) {

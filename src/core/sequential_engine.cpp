@@ -85,10 +85,12 @@ class SequentialPlan : public ExecutionPlan {
       if (engine == nullptr) fail(CUDNN_STATUS_NOT_SUPPORTED, "no engine runs operation ", i, " of the graph alone");
       Step s{i, engine->make_plan(sg, {})};
       step_workspace_ = std::max(step_workspace_, s.plan->workspace_size());
+      scratch_ = std::max(scratch_, s.plan->scratch_size());
       steps_.push_back(std::move(s));
     }
   }
   size_t workspace_size() const override { return tensors_bytes_ + step_workspace_; }
+  size_t scratch_size() const override { return scratch_; }
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     auto *ws = static_cast<unsigned char *>(pack.workspace);
     for (const Step &s : steps_) {
@@ -102,6 +104,8 @@ class SequentialPlan : public ExecutionPlan {
       }
       sub.workspace = step_workspace_ > 0 ? ws + tensors_bytes_ : nullptr;
       sub.workspace_size = step_workspace_;
+      sub.scratch = pack.scratch;
+      sub.scratch_size = pack.scratch_size;
       s.plan->execute(ctx, sg, sub);
     }
   }
@@ -110,6 +114,7 @@ class SequentialPlan : public ExecutionPlan {
   std::vector<std::pair<graph::Uid, size_t>> offsets_;
   size_t tensors_bytes_ = 0;
   size_t step_workspace_ = 0;
+  size_t scratch_ = 0;
   std::vector<Step> steps_;
 };
 

@@ -1,0 +1,594 @@
+// cudnnConvolutionForward / BackwardData / BackwardFilter / BackwardBias /
+// BiasActivationForward, the workspace and algorithm queries and the Find
+// calls, through the public API.
+//
+// Random problems (2-d and 3-d, padding, stride, dilation, groups including
+// depthwise, both modes, NCHW / NHWC / strided tensors, NCHW and NHWC
+// filters, float / double / half / bfloat16, alpha/beta with NaN-poisoned
+// outputs) run every algorithm of each direction that the _v7 query reports
+// as supported, with exactly the reported workspace, against the float64
+// references of tests/common/convolution_reference.*; the others must be
+// refused with NOT_SUPPORTED by the execute call too. Backward passes are also
+// checked by finite differences of the forward call.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "common/convolution_reference.hpp"
+#include "common/expect_status.hpp"
+#include "common/random.hpp"
+#include "common/tensor_data.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+enum class Dir { fwd, bwd_data, bwd_filter };
+const char *dir_name(Dir d) { return d == Dir::fwd ? "fwd" : d == Dir::bwd_data ? "bwd_data" : "bwd_filter"; }
+int algo_count(Dir d) {
+  return d == Dir::fwd ? CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+         : d == Dir::bwd_data ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT
+                              : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+}
+
+class Handle {
+ public:
+  explicit Handle(const char *engine = nullptr) {
+    if (engine != nullptr) {
+      ScopedEnv pin("FREEDNN_ENGINE", engine);
+      EXPECT_EQ(cudnnCreate(&h_), CUDNN_STATUS_SUCCESS);
+    } else {
+      EXPECT_EQ(cudnnCreate(&h_), CUDNN_STATUS_SUCCESS);
+    }
+  }
+  ~Handle() { cudnnDestroy(h_); }
+  operator cudnnHandle_t() const { return h_; }
+
+ private:
+  cudnnHandle_t h_ = nullptr;
+};
+
+class FilterDesc {
+ public:
+  FilterDesc(cudnnDataType_t t, cudnnTensorFormat_t f, const std::vector<int64_t> &dims) {
+    EXPECT_EQ(cudnnCreateFilterDescriptor(&d_), CUDNN_STATUS_SUCCESS);
+    std::vector<int> di(dims.begin(), dims.end());
+    EXPECT_EQ(cudnnSetFilterNdDescriptor(d_, t, f, static_cast<int>(di.size()), di.data()), CUDNN_STATUS_SUCCESS);
+  }
+  ~FilterDesc() { cudnnDestroyFilterDescriptor(d_); }
+  operator cudnnFilterDescriptor_t() const { return d_; }
+
+ private:
+  cudnnFilterDescriptor_t d_ = nullptr;
+};
+
+class ConvDesc {
+ public:
+  ConvDesc(const ConvParams &p, cudnnDataType_t compute) {
+    EXPECT_EQ(cudnnCreateConvolutionDescriptor(&d_), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnSetConvolutionNdDescriptor(d_, static_cast<int>(p.pad.size()), p.pad.data(), p.stride.data(),
+                                              p.dilation.data(), p.mode, compute),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnSetConvolutionGroupCount(d_, p.groups), CUDNN_STATUS_SUCCESS);
+  }
+  ~ConvDesc() { cudnnDestroyConvolutionDescriptor(d_); }
+  operator cudnnConvolutionDescriptor_t() const { return d_; }
+
+ private:
+  cudnnConvolutionDescriptor_t d_ = nullptr;
+};
+
+struct Problem {
+  ConvParams p;
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT, compute = CUDNN_DATA_FLOAT;
+  cudnnTensorFormat_t wformat = CUDNN_TENSOR_NCHW;
+  HostTensor x, w, y;  // y holds dy for the backward directions
+  std::string text;
+};
+
+std::vector<int64_t> layout_strides(Rng &rng, const std::vector<int64_t> &dims) {
+  switch (rng.integer(0, 2)) {
+    case 0: return packed_strides(dims, Layout::nchw);
+    case 1: return packed_strides(dims, Layout::nhwc);
+    default: return random_strides(rng, dims);
+  }
+}
+
+Problem random_problem(Rng &rng, cudnnDataType_t dtype, int nsp) {
+  Problem pr;
+  pr.dtype = dtype;
+  pr.compute = dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  if (dtype == CUDNN_DATA_HALF && rng.coin(0.3)) pr.compute = CUDNN_DATA_HALF;  // TRUE_HALF_CONFIG
+  ConvParams &p = pr.p;
+  const bool winogradish = rng.coin(0.35);  // 3x3, stride 1, dilation 1: Winograd's domain
+  const int kind = rng.integer(0, 3);       // 0: plain, 1: grouped, 2: depthwise, 3: many channels
+  int64_t G = 1, Cg = rng.integer(1, 4), Kg = rng.integer(1, 4);
+  if (kind == 1) G = rng.integer(2, 3);
+  if (kind == 2) G = rng.integer(2, 5), Cg = 1, Kg = rng.integer(1, 2);
+  if (kind == 3) Cg = rng.integer(8, 20), Kg = rng.integer(8, 20);
+  p.groups = static_cast<int>(G);
+  p.mode = rng.coin() ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+  std::vector<int64_t> xd{rng.integer(1, 2), G * Cg}, wd{G * Kg, Cg};
+  for (int d = 0; d < nsp; ++d) {
+    const int64_t f = winogradish ? 3 : rng.integer(1, nsp == 3 ? 2 : 4);
+    const int dil = winogradish ? 1 : static_cast<int>(rng.integer(1, 2));
+    const int pad = static_cast<int>(rng.integer(0, winogradish ? 2 : 3));
+    const int stride = winogradish ? 1 : static_cast<int>(rng.integer(1, 3));
+    const int64_t span = (f - 1) * dil + 1;
+    const int64_t in = std::max<int64_t>(span - 2 * pad, 1) + rng.integer(0, nsp == 3 ? 3 : 7);
+    xd.push_back(in);
+    wd.push_back(f);
+    p.pad.push_back(pad);
+    p.stride.push_back(stride);
+    p.dilation.push_back(dil);
+  }
+  const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+  pr.wformat = rng.coin(0.3) ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+  pr.x = make_tensor(dtype, xd, layout_strides(rng, xd));
+  pr.w = make_tensor(dtype, wd, packed_strides(wd, pr.wformat == CUDNN_TENSOR_NHWC ? Layout::nhwc : Layout::nchw));
+  pr.y = make_tensor(dtype, yd, layout_strides(rng, yd));
+  fill_random(pr.x, rng, -1, 1);
+  fill_random(pr.w, rng, -1, 1);
+  fill_random(pr.y, rng, -1, 1);
+  std::string s = std::string(type_name(dtype)) + (pr.compute == CUDNN_DATA_HALF ? "(true half)" : "") + " x";
+  for (int64_t v : xd) s += " " + std::to_string(v);
+  s += " w";
+  for (int64_t v : wd) s += " " + std::to_string(v);
+  s += pr.wformat == CUDNN_TENSOR_NHWC ? "(nhwc)" : "";
+  s += " g" + std::to_string(p.groups) + (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+  for (int d = 0; d < nsp; ++d)
+    s += " p" + std::to_string(p.pad[d]) + "s" + std::to_string(p.stride[d]) + "d" + std::to_string(p.dilation[d]);
+  s += " xstrides";
+  for (int64_t v : pr.x.strides) s += " " + std::to_string(v);
+  pr.text = s;
+  return pr;
+}
+
+// Descriptors and device copies of a problem.
+struct Bound {
+  TensorDesc xd, yd;
+  FilterDesc wd;
+  ConvDesc cd;
+  Bound(const Problem &pr)
+      : xd(pr.x), yd(pr.y), wd(pr.dtype, pr.wformat, pr.w.dims), cd(pr.p, pr.compute) {}
+};
+
+// The _v7 answer of a direction: status per algorithm, and the workspace.
+struct V7 {
+  std::vector<cudnnStatus_t> status;
+  std::vector<size_t> memory;
+};
+
+V7 query_v7(cudnnHandle_t h, const Bound &b, Dir dir) {
+  V7 out;
+  out.status.assign(algo_count(dir), CUDNN_STATUS_INTERNAL_ERROR);
+  out.memory.assign(algo_count(dir), 0);
+  int n = -1;
+  const auto take = [&](auto *perf, int count) {
+    for (int i = 0; i < count; ++i) {
+      out.status[perf[i].algo] = perf[i].status;
+      out.memory[perf[i].algo] = perf[i].memory;
+      EXPECT_EQ(perf[i].determinism, CUDNN_DETERMINISTIC);
+    }
+  };
+  if (dir == Dir::fwd) {
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(h, b.xd, b.wd, b.cd, b.yd, 16, &n, perf), CUDNN_STATUS_SUCCESS);
+    take(perf, n);
+  } else if (dir == Dir::bwd_data) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[16];
+    EXPECT_EQ(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, b.wd, b.yd, b.cd, b.xd, 16, &n, perf),
+              CUDNN_STATUS_SUCCESS);
+    take(perf, n);
+  } else {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[16];
+    EXPECT_EQ(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, b.xd, b.yd, b.cd, b.wd, 16, &n, perf),
+              CUDNN_STATUS_SUCCESS);
+    take(perf, n);
+  }
+  EXPECT_EQ(n, algo_count(dir));
+  return out;
+}
+
+cudnnStatus_t workspace_size(cudnnHandle_t h, const Bound &b, Dir dir, int algo, size_t *bytes) {
+  switch (dir) {
+    case Dir::fwd:
+      return cudnnGetConvolutionForwardWorkspaceSize(h, b.xd, b.wd, b.cd, b.yd,
+                                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+    case Dir::bwd_data:
+      return cudnnGetConvolutionBackwardDataWorkspaceSize(h, b.wd, b.yd, b.cd, b.xd,
+                                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes);
+    default:
+      return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, b.xd, b.yd, b.cd, b.wd,
+                                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), bytes);
+  }
+}
+
+cudnnStatus_t execute(cudnnHandle_t h, const Bound &b, Dir dir, int algo, const Buffer &x, const Buffer &w,
+                      const Buffer &y, void *ws, size_t ws_bytes, const Scaling &alpha, const Scaling &beta,
+                      cudnnDataType_t out_type) {
+  const void *a = alpha.for_type(out_type), *bt = beta.for_type(out_type);
+  switch (dir) {
+    case Dir::fwd:
+      return cudnnConvolutionForward(h, a, b.xd, x.get(), b.wd, w.get(), b.cd,
+                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, bt, b.yd, y.get());
+    case Dir::bwd_data:
+      return cudnnConvolutionBackwardData(h, a, b.wd, w.get(), b.yd, y.get(), b.cd,
+                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes, bt, b.xd,
+                                          x.get());
+    default:
+      return cudnnConvolutionBackwardFilter(h, a, b.xd, x.get(), b.yd, y.get(), b.cd,
+                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes, bt,
+                                            b.wd, w.get());
+  }
+}
+
+struct AlphaBeta {
+  double alpha, beta;
+};
+const std::vector<AlphaBeta> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.75, -1}};
+
+// Runs one algorithm of one direction and compares with the reference.
+// Returns false when the algorithm is not supported (after checking that the
+// execute call says so as well).
+void check_algorithm(cudnnHandle_t h, Rng &rng, const Problem &pr, const Bound &b, Dir dir, int algo,
+                     cudnnStatus_t v7_status, size_t v7_memory) {
+  SCOPED_TRACE(std::string(dir_name(dir)) + " algo " + std::to_string(algo) + ": " + pr.text);
+  size_t ws_bytes = 0;
+  const cudnnStatus_t ws_status = workspace_size(h, b, dir, algo, &ws_bytes);
+  HostTensor out = dir == Dir::fwd ? pr.y : dir == Dir::bwd_data ? pr.x : pr.w;
+  const AlphaBeta ab = rng.pick(kAlphaBeta);
+  if (ab.beta == 0) poison(out);
+  Buffer xb = upload(dir == Dir::bwd_data ? out : pr.x), wb = upload(dir == Dir::bwd_filter ? out : pr.w),
+         yb = upload(dir == Dir::fwd ? out : pr.y);
+  Buffer ws(ws_bytes + 1);
+  const Scaling alpha(ab.alpha), beta(ab.beta);
+  if (v7_status != CUDNN_STATUS_SUCCESS) {
+    EXPECT_EQ(v7_status, CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_EQ(ws_status, CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_EQ(execute(h, b, dir, algo, xb, wb, yb, ws.get(), 1 << 20, alpha, beta, pr.dtype), CUDNN_STATUS_NOT_SUPPORTED);
+    last_error();
+    return;
+  }
+  ASSERT_EQ(ws_status, CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(ws_bytes, v7_memory);
+  if (ws_bytes > 0) {
+    EXPECT_EQ(execute(h, b, dir, algo, xb, wb, yb, ws.get(), ws_bytes - 1, alpha, beta, pr.dtype),
+              CUDNN_STATUS_BAD_PARAM);
+    last_error();
+  }
+  ASSERT_EQ(execute(h, b, dir, algo, xb, wb, yb, ws_bytes ? ws.get() : nullptr, ws_bytes, alpha, beta, pr.dtype),
+            CUDNN_STATUS_SUCCESS)
+      << last_error();
+  const HostTensor prior = out;
+  download(dir == Dir::fwd ? yb : dir == Dir::bwd_data ? xb : wb, out);
+  // Winograd's transforms and float accumulation over many terms: generous
+  // slack in units of the compute type's roundoff times the magnitudes.
+  const double slack = 64;
+  std::vector<Expect> want;
+  if (dir == Dir::fwd) want = reference_conv_forward(pr.p, pr.x, pr.w, ab.alpha, ab.beta, prior, pr.compute, slack);
+  else if (dir == Dir::bwd_data)
+    want = reference_conv_backward_data(pr.p, pr.w, pr.y, ab.alpha, ab.beta, prior, pr.compute, slack);
+  else want = reference_conv_backward_filter(pr.p, pr.x, pr.y, ab.alpha, ab.beta, prior, pr.compute, slack);
+  EXPECT_TRUE(matches(out, want)) << "alpha " << ab.alpha << " beta " << ab.beta;
+  EXPECT_TRUE(gaps_untouched(out, prior));
+}
+
+void check_all_algorithms(cudnnHandle_t h, Rng &rng, const Problem &pr) {
+  Bound b(pr);
+  for (Dir dir : {Dir::fwd, Dir::bwd_data, Dir::bwd_filter}) {
+    const V7 v7 = query_v7(h, b, dir);
+    for (int algo = 0; algo < algo_count(dir); ++algo) check_algorithm(h, rng, pr, b, dir, algo, v7.status[algo], v7.memory[algo]);
+  }
+}
+
+TEST(Convolution, EveryAlgorithmAgainstReference2d) {
+  Handle h;
+  Rng rng(test_seed(401));
+  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                              CUDNN_DATA_BFLOAT16};
+  for (int iter = 0; iter < 16; ++iter) {
+    const Problem pr = random_problem(rng, types[iter % types.size()], 2);
+    check_all_algorithms(h, rng, pr);
+    if (HasFailure()) break;
+  }
+}
+
+TEST(Convolution, EveryAlgorithmAgainstReference3d) {
+  Handle h;
+  Rng rng(test_seed(402));
+  for (int iter = 0; iter < 5; ++iter) {
+    const Problem pr = random_problem(rng, iter % 2 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT, 3);
+    check_all_algorithms(h, rng, pr);
+    if (HasFailure()) break;
+  }
+}
+
+TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
+  if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
+  Handle h("cpu.reference");
+  Rng rng(test_seed(403));
+  for (int iter = 0; iter < 4; ++iter) {
+    const Problem pr = random_problem(rng, iter % 2 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT, 2);
+    check_all_algorithms(h, rng, pr);
+    if (HasFailure()) break;
+  }
+}
+
+// Finite differences: with L(x, w) = sum(y .* r), dL/dx = bwd_data(r) and
+// dL/dw = bwd_filter(x, r); the convolution is linear, so central
+// differences of the forward call are exact up to rounding.
+TEST(Convolution, BackwardByFiniteDifferences) {
+  Handle h;
+  Rng rng(test_seed(404));
+  for (int iter = 0; iter < 3; ++iter) {
+    Problem pr = random_problem(rng, CUDNN_DATA_DOUBLE, 2);
+    SCOPED_TRACE(pr.text);
+    Bound b(pr);
+    const HostTensor r = pr.y;  // the loss weights
+    const auto loss = [&](const HostTensor &x, const HostTensor &w) {
+      HostTensor y = pr.y;
+      Buffer xb = upload(x), wb = upload(w), yb = upload(y);
+      size_t need = 0;
+      EXPECT_EQ(workspace_size(h, b, Dir::fwd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, &need), CUDNN_STATUS_SUCCESS);
+      Buffer ws(need + 1);
+      EXPECT_EQ(execute(h, b, Dir::fwd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, xb, wb, yb, ws.get(), need,
+                        Scaling(1), Scaling(0), pr.dtype),
+                CUDNN_STATUS_SUCCESS);
+      download(yb, y);
+      double s = 0;
+      const std::vector<double> yv = y.values(), rv = r.values();
+      for (size_t i = 0; i < yv.size(); ++i) s += yv[i] * rv[i];
+      return s;
+    };
+    for (Dir dir : {Dir::bwd_data, Dir::bwd_filter}) {
+      HostTensor grad = dir == Dir::bwd_data ? pr.x : pr.w;
+      Buffer xb = upload(pr.x), wb = upload(pr.w), yb = upload(r);
+      Buffer &gb = dir == Dir::bwd_data ? xb : wb;
+      size_t need = 0;
+      ASSERT_EQ(workspace_size(h, b, dir, 0, &need), CUDNN_STATUS_SUCCESS);
+      Buffer ws(need + 1);
+      ASSERT_EQ(execute(h, b, dir, 0, xb, wb, yb, ws.get(), need, Scaling(1), Scaling(0), pr.dtype),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      download(gb, grad);
+      std::vector<int64_t> idx(grad.rank());
+      for (int probe = 0; probe < 4; ++probe) {
+        for (int d = 0; d < grad.rank(); ++d) idx[d] = rng.integer(0, grad.dims[d] - 1);
+        HostTensor plus = dir == Dir::bwd_data ? pr.x : pr.w, minus = plus;
+        const double h0 = 1e-3;
+        plus.set(idx, plus.get(idx) + h0);
+        minus.set(idx, minus.get(idx) - h0);
+        const double fd = dir == Dir::bwd_data ? (loss(plus, pr.w) - loss(minus, pr.w)) / (2 * h0)
+                                               : (loss(pr.x, plus) - loss(pr.x, minus)) / (2 * h0);
+        EXPECT_NEAR(grad.get(idx), fd, 1e-8 * (1 + std::fabs(fd))) << dir_name(dir);
+      }
+    }
+  }
+}
+
+TEST(Convolution, FindTimesEverySupportedAlgorithm) {
+  Handle h;
+  Rng rng(test_seed(405));
+  Problem pr = random_problem(rng, CUDNN_DATA_FLOAT, 2);
+  Bound b(pr);
+  int n = 0;
+  cudnnConvolutionFwdAlgoPerf_t perf[8];
+  ASSERT_EQ(cudnnFindConvolutionForwardAlgorithm(h, b.xd, b.wd, b.cd, b.yd, 8, &n, perf), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(n, 8);
+  const V7 v7 = query_v7(h, b, Dir::fwd);
+  bool failures = false;
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(perf[i].status, v7.status[perf[i].algo]) << perf[i].algo;
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
+      EXPECT_FALSE(failures) << "successful results come first";
+      EXPECT_GE(perf[i].time, 0);
+      if (i > 0 && perf[i - 1].status == CUDNN_STATUS_SUCCESS) EXPECT_LE(perf[i - 1].time, perf[i].time);
+    } else {
+      failures = true;
+    }
+  }
+  // Ex with the caller's buffers and no workspace: algorithms that need one
+  // report ALLOC_FAILED.
+  Buffer xb = upload(pr.x), wb = upload(pr.w), yb = upload(pr.y);
+  cudnnConvolutionBwdFilterAlgoPerf_t fperf[7];
+  ASSERT_EQ(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, b.xd, xb.get(), b.yd, yb.get(), b.cd, b.wd, wb.get(), 7,
+                                                          &n, fperf, nullptr, 0),
+            CUDNN_STATUS_SUCCESS);
+  for (int i = 0; i < n; ++i)
+    if (fperf[i].memory > 0 && fperf[i].status != CUDNN_STATUS_NOT_SUPPORTED)
+      EXPECT_EQ(fperf[i].status, CUDNN_STATUS_ALLOC_FAILED) << fperf[i].algo;
+  cudnnConvolutionBwdDataAlgoPerf_t dperf[6];
+  ASSERT_EQ(cudnnFindConvolutionBackwardDataAlgorithm(h, b.wd, b.yd, b.cd, b.xd, 6, &n, dperf), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(dperf[0].status, CUDNN_STATUS_SUCCESS);
+  int count = 0;
+  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &count), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+  EXPECT_EQ(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &count), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+  EXPECT_EQ(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &count), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(count, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
+}
+
+TEST(Convolution, BackwardBias) {
+  Handle h;
+  Rng rng(test_seed(406));
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF}) {
+    const std::vector<int64_t> dyd{2, 5, 3, 4};
+    HostTensor dy = make_tensor(t, dyd, layout_strides(rng, dyd));
+    fill_random(dy, rng, -1, 1);
+    HostTensor db = make_tensor(t, {1, 5, 1, 1}, packed_strides({1, 5, 1, 1}, Layout::nchw));
+    fill_random(db, rng, -1, 1);
+    const HostTensor prior = db;
+    TensorDesc dyD(dy), dbD(db);
+    Buffer dyb = upload(dy), dbb = upload(db);
+    const Scaling alpha(1.5), beta(-0.5);
+    ASSERT_EQ(cudnnConvolutionBackwardBias(h, alpha.for_type(t), dyD, dyb.get(), beta.for_type(t), dbD, dbb.get()),
+              CUDNN_STATUS_SUCCESS);
+    download(dbb, db);
+    std::vector<Expect> want(5);
+    for (int64_t c = 0; c < 5; ++c) {
+      double s = 0, m = 0;
+      for_each_index(dyd, [&](const std::vector<int64_t> &i) {
+        if (i[1] == c) s += dy.get(i), m += std::fabs(dy.get(i));
+      });
+      const double prev = prior.get({0, c, 0, 0});
+      want[c] = {1.5 * s - 0.5 * prev, 1e-5 * (m + 1)};
+    }
+    EXPECT_TRUE(matches(db, want)) << type_name(t);
+    EXPECT_FAILS_NAMING(cudnnConvolutionBackwardBias(h, alpha.for_type(t), dyD, dyb.get(), beta.for_type(t), dyD,
+                                                     dbb.get()),
+                        CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardBias", "dbDesc");
+  }
+}
+
+TEST(Convolution, BiasActivationForward) {
+  Handle h;
+  Rng rng(test_seed(407));
+  for (cudnnActivationMode_t mode : {CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_IDENTITY}) {
+    Problem pr = random_problem(rng, CUDNN_DATA_FLOAT, 2);
+    SCOPED_TRACE(pr.text);
+    Bound b(pr);
+    const int64_t K = pr.w.dims[0];
+    HostTensor z = make_tensor(CUDNN_DATA_FLOAT, pr.y.dims, pr.y.strides);
+    fill_random(z, rng, -1, 1);
+    HostTensor bias = make_tensor(CUDNN_DATA_FLOAT, {1, K, 1, 1}, packed_strides({1, K, 1, 1}, Layout::nchw));
+    fill_random(bias, rng, -1, 1);
+    cudnnActivationDescriptor_t act;
+    ASSERT_EQ(cudnnCreateActivationDescriptor(&act), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnSetActivationDescriptor(act, mode, CUDNN_NOT_PROPAGATE_NAN, 0.0), CUDNN_STATUS_SUCCESS);
+    TensorDesc zD(z), biasD(bias);
+    HostTensor y = pr.y;
+    poison(y);
+    Buffer xb = upload(pr.x), wb = upload(pr.w), zb = upload(z), bb = upload(bias), yb = upload(y);
+    const float a1 = 0.75f, a2 = -0.5f;
+    const int algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    size_t ws_bytes = 0;
+    ASSERT_EQ(workspace_size(h, b, Dir::fwd, algo, &ws_bytes), CUDNN_STATUS_SUCCESS);
+    Buffer ws(ws_bytes + 1);
+    ASSERT_EQ(cudnnConvolutionBiasActivationForward(h, &a1, b.xd, xb.get(), b.wd, wb.get(), b.cd,
+                                                    static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(), ws_bytes,
+                                                    &a2, zD, zb.get(), biasD, bb.get(), act, b.yd, yb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    download(yb, y);
+    std::vector<Expect> conv = reference_conv_forward(pr.p, pr.x, pr.w, a1, 0, pr.y, CUDNN_DATA_FLOAT, 64);
+    int64_t i = 0;
+    for_each_index(pr.y.dims, [&](const std::vector<int64_t> &idx) {
+      double v = conv[i].value + a2 * z.get(idx) + bias.get({0, idx[1], 0, 0});
+      if (mode == CUDNN_ACTIVATION_RELU) v = std::max(v, 0.0);
+      conv[i].value = v;
+      conv[i].tolerance += 1e-6 * (1 + std::fabs(v));
+      ++i;
+    });
+    EXPECT_TRUE(matches(y, conv));
+    // Unsupported activation modes.
+    ASSERT_EQ(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_TANH, CUDNN_NOT_PROPAGATE_NAN, 0.0),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_FAILS_NAMING(cudnnConvolutionBiasActivationForward(h, &a1, b.xd, xb.get(), b.wd, wb.get(), b.cd,
+                                                              static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws.get(),
+                                                              ws_bytes, &a2, zD, zb.get(), biasD, bb.get(), act, b.yd,
+                                                              yb.get()),
+                        CUDNN_STATUS_NOT_SUPPORTED, "cudnnConvolutionBiasActivationForward", "activationDesc");
+    cudnnDestroyActivationDescriptor(act);
+  }
+}
+
+TEST(Convolution, BadInputs) {
+  Handle h;
+  const std::vector<int64_t> xd{1, 4, 6, 6}, wd{8, 4, 3, 3}, yd{1, 8, 4, 4};
+  ConvParams p;
+  p.pad = {0, 0};
+  p.stride = {1, 1};
+  p.dilation = {1, 1};
+  TensorDesc x(CUDNN_DATA_FLOAT, xd, packed_strides(xd, Layout::nchw)),
+      y(CUDNN_DATA_FLOAT, yd, packed_strides(yd, Layout::nchw));
+  FilterDesc w(CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wd);
+  ConvDesc c(p, CUDNN_DATA_FLOAT);
+  Buffer xb(4 * 144), wb(4 * 288), yb(4 * 128), ws(1 << 20);
+  float one = 1, zero = 0;
+  const auto fwd = [&](cudnnTensorDescriptor_t xD, cudnnFilterDescriptor_t wD, cudnnConvolutionDescriptor_t cD,
+                       cudnnTensorDescriptor_t yD, int algo, const void *xp, void *yp) {
+    return cudnnConvolutionForward(h, &one, xD, xp, wD, wb.get(), cD, static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                   ws.get(), 1 << 20, &zero, yD, yp);
+  };
+  const char *F = "cudnnConvolutionForward";
+  EXPECT_EQ(fwd(x, w, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_SUCCESS);
+  EXPECT_FAILS_NAMING(fwd(nullptr, w, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "xDesc");
+  EXPECT_FAILS_NAMING(fwd(x, w, c, y, 0, nullptr, yb.get()), CUDNN_STATUS_BAD_PARAM, F, "x");
+  EXPECT_FAILS_NAMING(fwd(x, w, c, y, 0, xb.get(), nullptr), CUDNN_STATUS_BAD_PARAM, F, "y");
+  EXPECT_FAILS_NAMING(fwd(x, w, c, y, 8, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "algo");
+  EXPECT_FAILS_NAMING(fwd(x, w, c, y, -1, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "algo");
+  EXPECT_FAILS_NAMING(fwd(x, w, c, y, CUDNN_CONVOLUTION_FWD_ALGO_FFT, xb.get(), yb.get()), CUDNN_STATUS_NOT_SUPPORTED,
+                      F, "FFT");
+  // Wrong output extent: NOT_SUPPORTED in the forward call.
+  const std::vector<int64_t> yd_bad{1, 8, 5, 4};
+  TensorDesc ybad(CUDNN_DATA_FLOAT, yd_bad, packed_strides(yd_bad, Layout::nchw));
+  EXPECT_FAILS_NAMING(fwd(x, w, c, ybad, 0, xb.get(), yb.get()), CUDNN_STATUS_NOT_SUPPORTED, F, "yDesc");
+  // Channels that disagree with the filter.
+  const std::vector<int64_t> wd_bad{8, 3, 3, 3};
+  FilterDesc wbad(CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, wd_bad);
+  EXPECT_FAILS_NAMING(fwd(x, wbad, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "channels");
+  // Mixed data types.
+  TensorDesc xd64(CUDNN_DATA_DOUBLE, xd, packed_strides(xd, Layout::nchw));
+  EXPECT_FAILS_NAMING(fwd(xd64, w, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "data types");
+  // A float problem with a DOUBLE compute type is no configuration.
+  ConvDesc c64(p, CUDNN_DATA_DOUBLE);
+  EXPECT_FAILS_NAMING(fwd(x, w, c64, y, 0, xb.get(), yb.get()), CUDNN_STATUS_NOT_SUPPORTED, F, "compute type");
+  // The filter larger than the padded input.
+  const std::vector<int64_t> xd_small{1, 4, 2, 6};
+  TensorDesc xsmall(CUDNN_DATA_FLOAT, xd_small, packed_strides(xd_small, Layout::nchw));
+  EXPECT_FAILS_NAMING(fwd(xsmall, w, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "larger");
+  // 3-d tensors: BAD_PARAM against a 2-d descriptor.
+  const std::vector<int64_t> x3{1, 4, 6};
+  TensorDesc xthree(CUDNN_DATA_FLOAT, x3, packed_strides(x3, Layout::nchw));
+  EXPECT_FAILS_NAMING(fwd(xthree, w, c, y, 0, xb.get(), yb.get()), CUDNN_STATUS_BAD_PARAM, F, "dimensions");
+  // Workspace: the GEMM algorithm needs one.
+  size_t need = 0;
+  ASSERT_EQ(cudnnGetConvolutionForwardWorkspaceSize(h, x, w, c, y, CUDNN_CONVOLUTION_FWD_ALGO_GEMM, &need),
+            CUDNN_STATUS_SUCCESS);
+  if (need > 0)
+    EXPECT_FAILS_NAMING(cudnnConvolutionForward(h, &one, x, xb.get(), w, wb.get(), c, CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
+                                                nullptr, 0, &zero, y, yb.get()),
+                        CUDNN_STATUS_BAD_PARAM, F, "workSpace");
+  EXPECT_FAILS_NAMING(cudnnGetConvolutionForwardWorkspaceSize(h, x, w, c, y, CUDNN_CONVOLUTION_FWD_ALGO_FFT, &need),
+                      CUDNN_STATUS_NOT_SUPPORTED, "cudnnGetConvolutionForwardWorkspaceSize", "FFT");
+  // Queries.
+  int n = 0;
+  cudnnConvolutionFwdAlgoPerf_t perf[8];
+  EXPECT_FAILS_NAMING(cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, c, y, 0, &n, perf), CUDNN_STATUS_BAD_PARAM,
+                      "cudnnGetConvolutionForwardAlgorithm_v7", "requestedAlgoCount");
+  EXPECT_FAILS_NAMING(cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, c, y, 8, nullptr, perf), CUDNN_STATUS_BAD_PARAM,
+                      "cudnnGetConvolutionForwardAlgorithm_v7", "returnedAlgoCount");
+  EXPECT_FAILS_NAMING(cudnnFindConvolutionForwardAlgorithm(h, x, w, c, y, 8, &n, nullptr), CUDNN_STATUS_BAD_PARAM,
+                      "cudnnFindConvolutionForwardAlgorithm", "perfResults");
+  EXPECT_FAILS_NAMING(cudnnGetConvolutionForwardAlgorithmMaxCount(nullptr, &n), CUDNN_STATUS_BAD_PARAM,
+                      "cudnnGetConvolutionForwardAlgorithmMaxCount", "handle");
+  // Backward calls.
+  EXPECT_FAILS_NAMING(cudnnConvolutionBackwardData(h, &one, w, wb.get(), y, yb.get(), c,
+                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, ws.get(), 1 << 20, &zero, x,
+                                                   nullptr),
+                      CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardData", "dx");
+  EXPECT_FAILS_NAMING(cudnnConvolutionBackwardData(h, &one, w, wb.get(), ybad, yb.get(), c,
+                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, ws.get(), 1 << 20, &zero, x,
+                                                   xb.get()),
+                      CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardData", "dyDesc");
+  EXPECT_FAILS_NAMING(cudnnConvolutionBackwardData(h, &one, w, wb.get(), y, yb.get(), c,
+                                                   static_cast<cudnnConvolutionBwdDataAlgo_t>(6), ws.get(), 1 << 20,
+                                                   &zero, x, xb.get()),
+                      CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardData", "algo");
+  EXPECT_FAILS_NAMING(cudnnConvolutionBackwardFilter(h, &one, x, xb.get(), y, yb.get(), c,
+                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT, ws.get(), 1 << 20, &zero,
+                                                     w, wb.get()),
+                      CUDNN_STATUS_NOT_SUPPORTED, "cudnnConvolutionBackwardFilter", "FFT");
+  EXPECT_FAILS_NAMING(cudnnConvolutionBackwardFilter(h, nullptr, x, xb.get(), y, yb.get(), c,
+                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, ws.get(), 1 << 20, &zero, w,
+                                                     wb.get()),
+                      CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionBackwardFilter", "alpha");
+}
+
+}  // namespace
