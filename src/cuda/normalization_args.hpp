@@ -1,0 +1,53 @@
+// The geometry of one normalization problem for the CUDA kernels
+// (cuda/normalization_kernels.cu), built by cuda/normalization_engine.cpp.
+//
+// x's dimensions are sorted by x's strides (largest outermost) and merged
+// where every operand allows; each is either reduced (inside one statistics
+// set) or kept (selects the set). Set k is the row-major index over the kept
+// dims, element r of a set the row-major index over the reduced dims, both in
+// that sorted order.
+#pragma once
+
+#include <cudnn_graph.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/fast_divmod.hpp"
+
+namespace fdnn::cuda {
+
+constexpr int kNormMaxDims = 8;
+enum NormData { kNX = 0, kNY, kNZ, kNDY, kNDX, kNDZ, kNMask, kNormData };
+enum NormStat { kSScale = 0, kSBias, kSMean, kSInv, kSVar, kSRmIn, kSRvIn, kSRmOut, kSRvOut, kSDscale, kSDbias, kNormStats };
+
+struct NormArgs {
+  // Per merged dim, split in kept and reduced lists (sorted order kept).
+  int kept_rank = 0, red_rank = 0;
+  FastDivmod kept_div[kNormMaxDims], red_div[kNormMaxDims];
+  int64_t kept_stride[kNormData][kNormMaxDims] = {}, red_stride[kNormData][kNormMaxDims] = {};
+  int64_t stat_stride[kNormStats][kNormMaxDims] = {};  // over the kept dims
+  int64_t groups = 1, count = 1;
+  int splits = 1;          // parts of each set's reduced range
+  int64_t chunk = 1;       // reduced elements per part
+  bool cols = false;       // the innermost dim is kept: blocks take 32 neighbouring sets
+  // Phase and ops.
+  bool backward = false, training = true, relu = false, has_z = false, has_mask = false, has_dz = false;
+  bool stats_given = false;  // inference, or backward with saved stats
+  bool var_given = false;    // inference reads variance (else inv variance)
+  float clip = 0;
+  double epsilon = 0, factor = 1, unbias = 1;
+  double alpha = 1, beta = 0, alpha_p = 1, beta_p = 0;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  bool compute_double = false;
+  void *data[kNormData] = {};
+  void *stat[kNormStats] = {};
+};
+
+// Workspace bytes the kernels need for these args.
+size_t normalization_workspace_bytes(const NormArgs &a);
+// Runs the whole operation on `stream` with `workspace` (at least
+// normalization_workspace_bytes).
+void launch_normalization(const NormArgs &a, void *workspace, void *stream);
+
+}  // namespace fdnn::cuda

@@ -1,0 +1,187 @@
+// cuda.normalization: the CUDA engine for a single NormalizationOp (batch
+// norm forward inference / training and backward, with the fused add and
+// activation of the legacy Ex calls). The plan sorts x's dims by stride,
+// merges what every operand allows, and chooses how many parts each
+// statistics set's reduction is cut into so that the GPU is full; kernels
+// in cuda/normalization_kernels.cu.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <variant>
+
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/normalization_support.hpp"
+#include "cuda/cuda_util.hpp"
+#include "cuda/normalization_args.hpp"
+
+namespace fdnn::cuda {
+namespace {
+
+struct Uids {
+  graph::Uid data[kNormData];
+  graph::Uid stat[kNormStats];
+};
+
+Uids uids_of(const graph::NormalizationOp &op) {
+  return {{op.x, op.y, op.z, op.dy, op.dx, op.dz, op.mask},
+          {op.scale, op.bias, op.mean, op.inv_variance, op.variance, op.running_mean_in, op.running_var_in,
+           op.running_mean_out, op.running_var_out, op.dscale, op.dbias}};
+}
+
+bool is_data_type(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+}
+
+Support check_graph(const graph::Graph &g) {
+  if (Support s = check_single_normalization(g); !s) return s;
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &x = g.tensor(op.x);
+  if (x.rank() > kNormMaxDims) return Support::no(cat("rank ", x.rank(), " is above ", kNormMaxDims));
+  if (!is_data_type(x.dtype)) return Support::no("x's data type has no CUDA kernels");
+  const Uids u = uids_of(op);
+  for (int j = 0; j < kNormData; ++j)
+    if (u.data[j] != graph::kNoTensor && j != kNMask && g.tensor(u.data[j]).dtype != x.dtype)
+      return Support::no("data tensors differ in type");
+  const cudnnDataType_t ct = x.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  if (normalization_computes_in_double(op) != (ct == CUDNN_DATA_DOUBLE)) return Support::no("compute type does not fit x");
+  const graph::Tensor &st = normalization_stats_tensor(g, op);
+  for (int j = 0; j < kNormStats; ++j) {
+    if (u.stat[j] == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u.stat[j]);
+    if (t.dtype != ct) return Support::no(cat("statistics and parameters must be ", type_info(ct).enum_name));
+    if (t.dims != st.dims) return Support::no("scale / bias broadcast differently from the statistics");
+  }
+  const NormShape s = normalization_shape(g, op);
+  if (s.groups >= (int64_t{1} << 31) || s.count >= (int64_t{1} << 31))
+    return Support::no("more than 2^31 statistics sets or elements per set");
+  return Support::yes();
+}
+
+NormArgs make_geometry(const graph::Graph &g) {
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &x = g.tensor(op.x);
+  const NormShape shape = normalization_shape(g, op);
+  const Uids u = uids_of(op);
+  const int rank = x.rank();
+  struct Dim {
+    int64_t extent;
+    bool reduced;
+    int64_t data[kNormData];
+    int64_t stat[kNormStats];
+  };
+  std::vector<Dim> dims;
+  for (int d = 0; d < rank; ++d) {
+    if (x.dims[d] == 1) continue;
+    Dim m{x.dims[d], shape.reduced[d], {}, {}};
+    for (int j = 0; j < kNormData; ++j)
+      if (u.data[j] != graph::kNoTensor) m.data[j] = g.tensor(u.data[j]).strides[d];
+    for (int j = 0; j < kNormStats; ++j)
+      if (u.stat[j] != graph::kNoTensor && !m.reduced) m.stat[j] = g.tensor(u.stat[j]).strides[d];
+    dims.push_back(m);
+  }
+  std::stable_sort(dims.begin(), dims.end(), [](const Dim &a, const Dim &b) {
+    return std::llabs(a.data[kNX]) > std::llabs(b.data[kNX]);
+  });
+  std::vector<Dim> merged;
+  for (const Dim &d : dims) {
+    if (!merged.empty()) {
+      Dim &o = merged.back();
+      bool ok = o.reduced == d.reduced;
+      for (int j = 0; ok && j < kNormData; ++j) ok = o.data[j] == d.data[j] * d.extent;
+      for (int j = 0; ok && j < kNormStats; ++j) ok = o.stat[j] == d.stat[j] * d.extent;
+      if (ok) {
+        o.extent *= d.extent;
+        for (int j = 0; j < kNormData; ++j) o.data[j] = d.data[j];
+        for (int j = 0; j < kNormStats; ++j) o.stat[j] = d.stat[j];
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  NormArgs a;
+  for (const Dim &d : merged) {
+    if (d.reduced) {
+      const int r = a.red_rank++;
+      a.red_div[r] = FastDivmod(static_cast<uint32_t>(d.extent));
+      for (int j = 0; j < kNormData; ++j) a.red_stride[j][r] = d.data[j];
+    } else {
+      const int k = a.kept_rank++;
+      a.kept_div[k] = FastDivmod(static_cast<uint32_t>(d.extent));
+      for (int j = 0; j < kNormData; ++j) a.kept_stride[j][k] = d.data[j];
+      for (int j = 0; j < kNormStats; ++j) a.stat_stride[j][k] = d.stat[j];
+    }
+  }
+  a.groups = shape.groups;
+  a.count = shape.count;
+  a.cols = !merged.empty() && !merged.back().reduced;
+  a.backward = op.backward;
+  a.training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
+  a.relu = op.has_activation && op.activation == CUDNN_POINTWISE_RELU_FWD;
+  a.has_z = op.z != graph::kNoTensor;
+  a.has_mask = op.mask != graph::kNoTensor;
+  a.has_dz = op.dz != graph::kNoTensor;
+  a.stats_given = op.backward ? op.mean != graph::kNoTensor : op.phase == CUDNN_NORM_FWD_INFERENCE;
+  a.var_given = op.variance != graph::kNoTensor;
+  a.unbias = unbias_factor(shape.count);
+  a.data_type = x.dtype;
+  a.compute_double = normalization_computes_in_double(op);
+
+  // Parts per set: about 8 blocks per multiprocessor in all, each part a few
+  // elements per thread at least.
+  const int64_t want_blocks = int64_t{sm_count()} * 8;
+  const int64_t blocks_per_part = a.cols ? (a.groups + 31) / 32 : a.groups;
+  const int64_t per_block_min = a.cols ? 8 * 16 : 256 * 8;
+  int64_t splits = (want_blocks + blocks_per_part - 1) / blocks_per_part;
+  splits = std::max<int64_t>(1, std::min({splits, (a.count + per_block_min - 1) / per_block_min, int64_t{65535}}));
+  a.chunk = (a.count + splits - 1) / splits;
+  a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
+  if (a.splits < 1) a.splits = 1;
+  return a;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), geometry_(make_geometry(g)) {}
+
+  size_t workspace_size() const override { return normalization_workspace_bytes(geometry_); }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    NormArgs a = geometry_;
+    const Uids u = uids_of(op);
+    for (int j = 0; j < kNormData; ++j) a.data[j] = u.data[j] != graph::kNoTensor ? pack.get(u.data[j]) : nullptr;
+    for (int j = 0; j < kNormStats; ++j) a.stat[j] = u.stat[j] != graph::kNoTensor ? pack.get(u.stat[j]) : nullptr;
+    a.epsilon = op.epsilon;
+    a.factor = op.exp_avg_factor;
+    a.clip = static_cast<float>(std::min(op.relu_upper_clip, 3.0e38));
+    a.alpha = op.blend.alpha;
+    a.beta = op.blend.beta;
+    a.alpha_p = op.param_blend.alpha;
+    a.beta_p = op.param_blend.beta;
+    if (pack.workspace == nullptr || pack.workspace_size < workspace_size())
+      fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization: no workspace");
+    launch_normalization(a, pack.workspace, ctx.stream);
+  }
+
+ private:
+  NormArgs geometry_;
+};
+
+class CudaNormalizationEngine final : public Engine {
+ public:
+  const char *name() const override { return "cuda.normalization"; }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  Support supports(const graph::Graph &g) const override { return check_graph(g); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this, g);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cuda
+
+using fdnn::cuda::CudaNormalizationEngine;
+FDNN_REGISTER_ENGINE(CudaNormalizationEngine)

@@ -1,0 +1,540 @@
+// Batch normalization through the public API: cudnnBatchNormalizationForward
+// Inference / Training / Backward, the Ex variants with fused add and
+// activation, and their size queries. Random shapes (4-d and 5-d), layouts
+// (NCHW, NHWC, random strides, x and y independently), data types and
+// alpha/beta are checked against tests/common/normalization_reference; on a
+// CPU handle every problem also runs pinned to cpu.reference. Backward is
+// also checked by finite differences of the forward training pass.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "common/expect_status.hpp"
+#include "common/normalization_reference.hpp"
+#include "common/random.hpp"
+#include "common/tensor_data.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+struct Handles {
+  std::vector<cudnnHandle_t> all;
+  Handles() {
+    cudnnHandle_t h = nullptr;
+    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+    all.push_back(h);
+    if (!gpu_mode()) {
+      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
+      cudnnHandle_t r = nullptr;
+      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
+      all.push_back(r);
+    }
+  }
+  ~Handles() {
+    for (cudnnHandle_t h : all) cudnnDestroy(h);
+  }
+};
+
+const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
+
+const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
+                                             CUDNN_DATA_BFLOAT16};
+
+cudnnDataType_t param_type(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
+
+HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi) {
+  std::vector<int64_t> s;
+  switch (rng.integer(0, 2)) {
+    case 0: s = packed_strides(dims, Layout::nchw); break;
+    case 1: s = packed_strides(dims, Layout::nhwc); break;
+    default: s = random_strides(rng, dims); break;
+  }
+  HostTensor h = make_tensor(t, dims, s);
+  fill_random(h, rng, lo, hi);
+  return h;
+}
+
+// A like-shaped tensor with its own random layout.
+HostTensor like(Rng &rng, const HostTensor &x, double lo, double hi) { return random_layout(rng, x.dtype, x.dims, lo, hi); }
+
+std::vector<int64_t> param_dims(const std::vector<int64_t> &x, bool per_activation) {
+  std::vector<int64_t> d(x.size(), 1);
+  d[1] = x[1];
+  if (per_activation)
+    for (size_t i = 2; i < x.size(); ++i) d[i] = x[i];
+  return d;
+}
+
+HostTensor param_tensor(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<double> &v) {
+  HostTensor h = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
+  h.set_values(v);
+  return h;
+}
+
+std::vector<double> random_values(Rng &rng, size_t n, double lo, double hi, cudnnDataType_t t) {
+  std::vector<double> v(n);
+  for (double &e : v) e = round_to_type(t, rng.uniform(lo, hi));
+  return v;
+}
+
+struct Case {
+  cudnnDataType_t t;
+  bool per_activation;
+  cudnnBatchNormMode_t mode;
+  std::vector<int64_t> dims;
+  std::string text;
+};
+
+Case random_case(Rng &rng, int max_elems = 1500) {
+  Case c;
+  c.t = rng.pick(kTypes);
+  const int mode = static_cast<int>(rng.integer(0, 2));
+  c.mode = static_cast<cudnnBatchNormMode_t>(mode);
+  c.per_activation = mode == CUDNN_BATCHNORM_PER_ACTIVATION;
+  const int rank = static_cast<int>(rng.integer(4, 5));
+  do {
+    c.dims = random_dims(rng, rank, 7, max_elems);
+  } while (c.per_activation ? c.dims[0] < 2 : c.dims[0] * (c.dims[2] * c.dims[3] * (rank == 5 ? c.dims[4] : 1)) < 2);
+  c.text = std::string(type_name(c.t)) + " mode " + std::to_string(mode) + " dims";
+  for (int64_t d : c.dims) c.text += " " + std::to_string(d);
+  return c;
+}
+
+// Tolerance for a statistic computed in float (or double).
+Expect stat(double v, double mag, bool dbl) { return {v, (dbl ? 1e-13 : 4e-6) * (std::fabs(v) + mag)}; }
+
+struct Scal {
+  Scaling a, b;
+  Scal(double x, double y) : a(x), b(y) {}
+};
+
+cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef) {
+  cudnnActivationDescriptor_t a = nullptr;
+  EXPECT_EQ(cudnnCreateActivationDescriptor(&a), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnSetActivationDescriptor(a, m, CUDNN_PROPAGATE_NAN, coef), CUDNN_STATUS_SUCCESS);
+  return a;
+}
+
+// ---- Forward training (plain, Ex with fused ops, generic API) -------------
+
+enum class Api { legacy, ex, generic };
+
+void run_forward_training(Api api, uint64_t seed, int iterations) {
+  Handles hs;
+  Rng rng(test_seed(seed));
+  for (int it = 0; it < iterations; ++it) {
+    Case c = random_case(rng);
+    const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+    const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
+    NormRefAct act;
+    cudnnActivationMode_t amode = CUDNN_ACTIVATION_RELU;
+    double coef = 0;
+    if (ops > 0) {
+      amode = rng.pick(std::vector<cudnnActivationMode_t>{CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                                          CUDNN_ACTIVATION_IDENTITY});
+      act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
+      if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
+    }
+    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor y = like(rng, x, -2, 2);
+    HostTensor z = like(rng, x, -1, 1);
+    const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
+    const cudnnDataType_t pt = param_type(c.t);
+    NormRefShape s{c.dims, c.per_activation};
+    const size_t sets = static_cast<size_t>(s.sets());
+    std::vector<double> scale = random_values(rng, sets, -2, 2, pt), bias = random_values(rng, sets, -1, 1, pt);
+    std::vector<double> rmean = random_values(rng, sets, -1, 1, pt), rvar = random_values(rng, sets, 0.5, 2, pt);
+    const bool running = rng.coin(0.7), saved = rng.coin(0.7);
+    const double factor = rng.pick(std::vector<double>{1.0, 0.1, 0.5, 0.0});
+    const double eps = rng.pick(std::vector<double>{1e-5, 1e-3, 0.0, 0.1});
+    const Scal ab = rng.pick(std::vector<Scal>{{1, 0}, {1, 0}, {0.5, 0}, {1, 1}, {2, -0.5}});
+    const bool poison_y = ab.b.d == 0;
+    if (poison_y) poison(y);
+
+    const NormRefStats st = norm_batch_stats(s, x);
+    std::vector<double> inv(sets);
+    for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+    const std::vector<Expect> want_y =
+        norm_forward_expect(s, x, ops == 2 ? &z : nullptr, scale, bias, st.mean, inv, act, ab.a.value(c.t),
+                            ab.b.value(c.t), y, dbl);
+    const double m = static_cast<double>(s.count());
+    std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
+    for (size_t k = 0; k < sets; ++k) {
+      const double sd = std::sqrt(st.var[k]);
+      want_mean[k] = stat(st.mean[k], sd, dbl);
+      want_inv[k] = stat(inv[k], 0, dbl);
+      want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
+      want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
+    }
+    TensorDesc xd(x), yd(y), zd(z);
+    cudnnTensorDescriptor_t bnd = nullptr;
+    ASSERT_EQ(cudnnCreateTensorDescriptor(&bnd), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bnd, xd, c.mode), CUDNN_STATUS_SUCCESS);
+    cudnnActivationDescriptor_t ad = ops > 0 ? make_activation(amode, coef) : nullptr;
+    const std::string what = c.text + " ops " + std::to_string(ops) + " act " + std::to_string(amode) + " running " +
+                             std::to_string(running) + " saved " + std::to_string(saved) + " f " +
+                             std::to_string(factor) + " eps " + std::to_string(eps) + " alpha " +
+                             std::to_string(ab.a.d) + " beta " + std::to_string(ab.b.d);
+    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+      cudnnHandle_t h = hs.all[hk];
+      Buffer xb = upload(x), zb = upload(z), yb = upload(y);
+      Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
+      Buffer rmb = upload(param_tensor(pt, pd, rmean)), rvb = upload(param_tensor(pt, pd, rvar));
+      HostTensor sm = param_tensor(pt, pd, std::vector<double>(sets, 0)), si = sm;
+      poison(sm);
+      poison(si);
+      Buffer smb = upload(sm), sib = upload(si);
+      size_t ws = 0, rs = 0;
+      cudnnStatus_t st_call;
+      if (api == Api::legacy) {
+        st_call = cudnnBatchNormalizationForwardTraining(
+            h, c.mode, ab.a.for_type(c.t), ab.b.for_type(c.t), xd, xb.get(), yd, yb.get(), bnd, sb.get(), bb.get(),
+            factor, running ? rmb.get() : nullptr, running ? rvb.get() : nullptr, eps, saved ? smb.get() : nullptr,
+            saved ? sib.get() : nullptr);
+      } else if (api == Api::ex) {
+        const auto bops = static_cast<cudnnBatchNormOps_t>(ops);
+        ASSERT_EQ(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, c.mode, bops, xd, ops == 2 ? zd.get() : nullptr,
+                                                                           yd, bnd, ad, &ws),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, c.mode, bops, ad, xd, &rs), CUDNN_STATUS_SUCCESS);
+        Buffer wsb(ws + 1), rsb(rs + 1);
+        st_call = cudnnBatchNormalizationForwardTrainingEx(
+            h, c.mode, bops, ab.a.for_type(c.t), ab.b.for_type(c.t), xd, xb.get(), ops == 2 ? zd.get() : nullptr,
+            ops == 2 ? zb.get() : nullptr, yd, yb.get(), bnd, sb.get(), bb.get(), factor,
+            running ? rmb.get() : nullptr, running ? rvb.get() : nullptr, eps, saved ? smb.get() : nullptr,
+            saved ? sib.get() : nullptr, ad, wsb.get(), ws, rsb.get(), rs);
+      } else {
+        const auto nmode = c.per_activation ? CUDNN_NORM_PER_ACTIVATION : CUDNN_NORM_PER_CHANNEL;
+        const auto nops = static_cast<cudnnNormOps_t>(ops);
+        ASSERT_EQ(cudnnGetNormalizationForwardTrainingWorkspaceSize(h, nmode, nops, CUDNN_NORM_ALGO_STANDARD, xd,
+                                                                    ops == 2 ? zd.get() : nullptr, yd, bnd, ad, bnd,
+                                                                    &ws, 1),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(cudnnGetNormalizationTrainingReserveSpaceSize(h, nmode, nops, CUDNN_NORM_ALGO_STANDARD, ad, xd, &rs, 1),
+                  CUDNN_STATUS_SUCCESS);
+        Buffer wsb(ws + 1), rsb(rs + 1);
+        st_call = cudnnNormalizationForwardTraining(
+            h, nmode, nops, CUDNN_NORM_ALGO_STANDARD, ab.a.for_type(c.t), ab.b.for_type(c.t), xd, xb.get(), bnd,
+            sb.get(), bb.get(), factor, bnd, running ? rmb.get() : nullptr, running ? rvb.get() : nullptr, eps,
+            saved ? smb.get() : nullptr, saved ? sib.get() : nullptr, ad, ops == 2 ? zd.get() : nullptr,
+            ops == 2 ? zb.get() : nullptr, yd, yb.get(), wsb.get(), ws, rsb.get(), rs, 1);
+      }
+      ASSERT_EQ(st_call, CUDNN_STATUS_SUCCESS) << what << " on " << engine_name(hk) << ": " << last_error();
+      HostTensor got = y;
+      download(yb, got);
+      EXPECT_TRUE(matches(got, want_y)) << what << " on " << engine_name(hk);
+      EXPECT_TRUE(gaps_untouched(got, y)) << what << " on " << engine_name(hk);
+      if (saved) {
+        download(smb, sm);
+        download(sib, si);
+        EXPECT_TRUE(matches(sm, want_mean)) << "saved mean " << what << " on " << engine_name(hk);
+        EXPECT_TRUE(matches(si, want_inv)) << "saved inv variance " << what << " on " << engine_name(hk);
+      }
+      if (running) {
+        HostTensor rm = param_tensor(pt, pd, rmean), rv = param_tensor(pt, pd, rvar);
+        download(rmb, rm);
+        download(rvb, rv);
+        EXPECT_TRUE(matches(rm, want_rm)) << "running mean " << what << " on " << engine_name(hk);
+        EXPECT_TRUE(matches(rv, want_rv)) << "running variance " << what << " on " << engine_name(hk);
+      }
+    }
+    if (ad) cudnnDestroyActivationDescriptor(ad);
+    cudnnDestroyTensorDescriptor(bnd);
+  }
+}
+
+// ---- Backward (plain, Ex, generic), fed by the forward's reserve space -------
+
+void run_backward(Api api, uint64_t seed, int iterations) {
+  Handles hs;
+  Rng rng(test_seed(seed));
+  for (int it = 0; it < iterations; ++it) {
+    Case c = random_case(rng);
+    const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+    const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
+    NormRefAct act;
+    cudnnActivationMode_t amode = CUDNN_ACTIVATION_RELU;
+    double coef = 0;
+    if (ops > 0) {
+      amode = rng.pick(std::vector<cudnnActivationMode_t>{CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                                          CUDNN_ACTIVATION_IDENTITY});
+      act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
+      if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
+    }
+    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor dy = like(rng, x, -2, 2), dx = like(rng, x, -2, 2), z = like(rng, x, -1, 1), y = like(rng, x, 0, 1);
+    HostTensor dz = like(rng, x, 0, 1);
+    const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
+    const cudnnDataType_t pt = param_type(c.t);
+    NormRefShape s{c.dims, c.per_activation};
+    const size_t sets = static_cast<size_t>(s.sets());
+    std::vector<double> scale = random_values(rng, sets, -2, 2, pt), bias = random_values(rng, sets, -1, 1, pt);
+    std::vector<double> ds_prior = random_values(rng, sets, -1, 1, pt), db_prior = random_values(rng, sets, -1, 1, pt);
+    const bool saved = ops > 0 || rng.coin(0.6);
+    const double eps = rng.pick(std::vector<double>{1e-5, 1e-3, 0.1});
+    const Scal data = rng.pick(std::vector<Scal>{{1, 0}, {1, 0}, {0.5, 0}, {1, 1}, {2, -0.5}});
+    const Scal param = rng.pick(std::vector<Scal>{{1, 0}, {1, 0}, {1, 1}, {0.5, 2}});
+    if (data.b.d == 0) poison(dx);
+    poison(dz);
+
+    // Statistics as the forward would save them (rounded to the parameter type).
+    const NormRefStats st = norm_batch_stats(s, x);
+    std::vector<double> mean(sets), inv(sets);
+    for (size_t k = 0; k < sets; ++k) {
+      mean[k] = round_to_type(pt, st.mean[k]);
+      inv[k] = round_to_type(pt, 1 / std::sqrt(st.var[k] + eps));
+    }
+    std::vector<bool> pass;
+    std::vector<bool> *passp = nullptr;
+    if (ops > 0) {
+      // The mask the forward computes from the exact statistics.
+      std::vector<double> ex_inv(sets);
+      for (size_t k = 0; k < sets; ++k) ex_inv[k] = 1 / std::sqrt(st.var[k] + eps);
+      const std::vector<double> v =
+          norm_pre_activation(s, x, ops == 2 ? &z : nullptr, scale, bias, st.mean, ex_inv);
+      for (double e : v) pass.push_back(norm_act_passes(act, e));
+      passp = &pass;
+    }
+    NormRefGrad want =
+        saved ? norm_backward_expect(s, x, dy, passp, scale, mean, inv, data.a.value(c.t), data.b.value(c.t), dx,
+                                     param.a.value(c.t), param.b.value(c.t), ds_prior, db_prior, dbl)
+              : norm_backward_expect(s, x, dy, passp, scale, st.mean, [&] {
+                  std::vector<double> e(sets);
+                  for (size_t k = 0; k < sets; ++k) e[k] = 1 / std::sqrt(st.var[k] + eps);
+                  return e;
+                }(),
+                                     data.a.value(c.t), data.b.value(c.t), dx, param.a.value(c.t), param.b.value(c.t),
+                                     ds_prior, db_prior, dbl);
+    TensorDesc xd(x), dyd(dy), dxd(dx), zd(z), yd(y), dzd(dz);
+    cudnnTensorDescriptor_t bnd = nullptr;
+    ASSERT_EQ(cudnnCreateTensorDescriptor(&bnd), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bnd, xd, c.mode), CUDNN_STATUS_SUCCESS);
+    cudnnActivationDescriptor_t ad = ops > 0 ? make_activation(amode, coef) : nullptr;
+    const std::string what = c.text + " ops " + std::to_string(ops) + " act " + std::to_string(amode) + " saved " +
+                             std::to_string(saved) + " eps " + std::to_string(eps) + " data " +
+                             std::to_string(data.a.d) + "/" + std::to_string(data.b.d) + " param " +
+                             std::to_string(param.a.d) + "/" + std::to_string(param.b.d);
+    const auto nmode = c.per_activation ? CUDNN_NORM_PER_ACTIVATION : CUDNN_NORM_PER_CHANNEL;
+    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+      cudnnHandle_t h = hs.all[hk];
+      Buffer xb = upload(x), dyb = upload(dy), dxb = upload(dx), zb = upload(z), yb = upload(y), dzb = upload(dz);
+      Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
+      Buffer dsb = upload(param_tensor(pt, pd, ds_prior)), dbb = upload(param_tensor(pt, pd, db_prior));
+      Buffer mb = upload(param_tensor(pt, pd, mean)), ib = upload(param_tensor(pt, pd, inv));
+      size_t rs = 0, ws = 0;
+      Buffer rsb;
+      const Scaling one(1), zero(0);
+      if (ops > 0) {
+        // The forward training pass writes the reserve space backward reads.
+        const auto bops = static_cast<cudnnBatchNormOps_t>(ops);
+        ASSERT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, c.mode, bops, ad, xd, &rs), CUDNN_STATUS_SUCCESS);
+        rsb = Buffer(rs);
+        Buffer tmp_mean = upload(param_tensor(pt, pd, mean)), tmp_inv = upload(param_tensor(pt, pd, inv));
+        ASSERT_EQ(cudnnBatchNormalizationForwardTrainingEx(h, c.mode, bops, one.for_type(c.t), zero.for_type(c.t), xd,
+                                                           xb.get(), ops == 2 ? zd.get() : nullptr,
+                                                           ops == 2 ? zb.get() : nullptr, yd, yb.get(), bnd, sb.get(),
+                                                           bb.get(), 0.0, nullptr, nullptr, eps, tmp_mean.get(),
+                                                           tmp_inv.get(), ad, nullptr, 0, rsb.get(), rs),
+                  CUDNN_STATUS_SUCCESS)
+            << what << ": " << last_error();
+      }
+      cudnnStatus_t st_call;
+      const void *sm = saved ? mb.get() : nullptr, *si = saved ? ib.get() : nullptr;
+      if (api == Api::legacy) {
+        st_call = cudnnBatchNormalizationBackward(h, c.mode, data.a.for_type(c.t), data.b.for_type(c.t),
+                                                  param.a.for_type(c.t), param.b.for_type(c.t), xd, xb.get(), dyd,
+                                                  dyb.get(), dxd, dxb.get(), bnd, sb.get(), dsb.get(), dbb.get(), eps,
+                                                  sm, si);
+      } else if (api == Api::ex) {
+        const auto bops = static_cast<cudnnBatchNormOps_t>(ops);
+        ASSERT_EQ(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, c.mode, bops, xd, ops ? yd.get() : nullptr, dyd,
+                                                                    ops == 2 ? dzd.get() : nullptr, dxd, bnd, ad, &ws),
+                  CUDNN_STATUS_SUCCESS);
+        Buffer wsb(ws + 1);
+        st_call = cudnnBatchNormalizationBackwardEx(
+            h, c.mode, bops, data.a.for_type(c.t), data.b.for_type(c.t), param.a.for_type(c.t), param.b.for_type(c.t),
+            xd, xb.get(), ops ? yd.get() : nullptr, ops ? yb.get() : nullptr, dyd, dyb.get(),
+            ops == 2 ? dzd.get() : nullptr, ops == 2 ? dzb.get() : nullptr, dxd, dxb.get(), bnd, sb.get(), bb.get(),
+            dsb.get(), dbb.get(), eps, sm, si, ad, wsb.get(), ws, rsb.get(), rs);
+      } else {
+        const auto nops = static_cast<cudnnNormOps_t>(ops);
+        ASSERT_EQ(cudnnGetNormalizationBackwardWorkspaceSize(h, nmode, nops, CUDNN_NORM_ALGO_STANDARD, xd,
+                                                             ops ? yd.get() : nullptr, dyd,
+                                                             ops == 2 ? dzd.get() : nullptr, dxd, bnd, ad, bnd, &ws, 1),
+                  CUDNN_STATUS_SUCCESS);
+        Buffer wsb(ws + 1);
+        st_call = cudnnNormalizationBackward(
+            h, nmode, nops, CUDNN_NORM_ALGO_STANDARD, data.a.for_type(c.t), data.b.for_type(c.t),
+            param.a.for_type(c.t), param.b.for_type(c.t), xd, xb.get(), ops ? yd.get() : nullptr,
+            ops ? yb.get() : nullptr, dyd, dyb.get(), ops == 2 ? dzd.get() : nullptr, ops == 2 ? dzb.get() : nullptr,
+            dxd, dxb.get(), bnd, sb.get(), bb.get(), dsb.get(), dbb.get(), eps, bnd, sm, si, ad, wsb.get(), ws,
+            rsb.get(), rs, 1);
+      }
+      ASSERT_EQ(st_call, CUDNN_STATUS_SUCCESS) << what << " on " << engine_name(hk) << ": " << last_error();
+      HostTensor got = dx;
+      download(dxb, got);
+      EXPECT_TRUE(matches(got, want.dx)) << "dx " << what << " on " << engine_name(hk);
+      EXPECT_TRUE(gaps_untouched(got, dx)) << what << " on " << engine_name(hk);
+      HostTensor ds = param_tensor(pt, pd, ds_prior), db = ds;
+      download(dsb, ds);
+      download(dbb, db);
+      EXPECT_TRUE(matches(ds, want.dscale)) << "dscale " << what << " on " << engine_name(hk);
+      EXPECT_TRUE(matches(db, want.dbias)) << "dbias " << what << " on " << engine_name(hk);
+      if (ops == 2) {
+        HostTensor gz = dz;
+        download(dzb, gz);
+        EXPECT_TRUE(matches(gz, want.dz)) << "dz " << what << " on " << engine_name(hk);
+      }
+    }
+    if (ad) cudnnDestroyActivationDescriptor(ad);
+    cudnnDestroyTensorDescriptor(bnd);
+  }
+}
+
+}  // namespace
+
+TEST(BatchNormForwardTraining, RandomShapesLayoutsTypes) { run_forward_training(Api::legacy, 501, 30); }
+TEST(BatchNormForwardTrainingEx, FusedAddActivation) { run_forward_training(Api::ex, 502, 30); }
+TEST(NormalizationForwardTraining, FusedAddActivation) { run_forward_training(Api::generic, 503, 25); }
+TEST(BatchNormBackward, RandomShapesLayoutsTypes) { run_backward(Api::legacy, 511, 30); }
+TEST(BatchNormBackwardEx, FusedAddActivation) { run_backward(Api::ex, 512, 30); }
+TEST(NormalizationBackward, FusedAddActivation) { run_backward(Api::generic, 513, 25); }
+
+// ---- Inference ------------------------------------------------------------------
+
+TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
+  Handles hs;
+  Rng rng(test_seed(521));
+  for (int it = 0; it < 40; ++it) {
+    Case c = random_case(rng);
+    const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+    const bool generic = it % 2 == 1;
+    const int ops = generic ? static_cast<int>(rng.integer(0, 2)) : 0;
+    NormRefAct act;
+    act.relu = ops > 0;
+    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5), y = like(rng, x, -2, 2), z = like(rng, x, -1, 1);
+    const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
+    const cudnnDataType_t pt = param_type(c.t);
+    NormRefShape s{c.dims, c.per_activation};
+    const size_t sets = static_cast<size_t>(s.sets());
+    std::vector<double> scale = random_values(rng, sets, -2, 2, pt), bias = random_values(rng, sets, -1, 1, pt);
+    std::vector<double> mean = random_values(rng, sets, -1, 2, pt), var = random_values(rng, sets, 0.2, 3, pt);
+    const double eps = rng.pick(std::vector<double>{1e-5, 0.0, 0.1});
+    const Scal ab = rng.pick(std::vector<Scal>{{1, 0}, {0.5, 0}, {1, 1}, {2, -0.5}});
+    if (ab.b.d == 0) poison(y);
+    std::vector<double> inv(sets);
+    for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(var[k] + eps);
+    const auto want = norm_forward_expect(s, x, ops == 2 ? &z : nullptr, scale, bias, mean, inv, act,
+                                          ab.a.value(c.t), ab.b.value(c.t), y, dbl);
+    TensorDesc xd(x), yd(y), zd(z);
+    cudnnTensorDescriptor_t bnd = nullptr;
+    ASSERT_EQ(cudnnCreateTensorDescriptor(&bnd), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bnd, xd, c.mode), CUDNN_STATUS_SUCCESS);
+    cudnnActivationDescriptor_t ad = ops > 0 ? make_activation(CUDNN_ACTIVATION_RELU, 0) : nullptr;
+    const std::string what = c.text + (generic ? " generic ops " + std::to_string(ops) : std::string(" legacy"));
+    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+      Buffer xb = upload(x), yb = upload(y), zb = upload(z);
+      Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
+      Buffer mb = upload(param_tensor(pt, pd, mean)), vb = upload(param_tensor(pt, pd, var));
+      cudnnStatus_t st;
+      if (!generic) {
+        st = cudnnBatchNormalizationForwardInference(hs.all[hk], c.mode, ab.a.for_type(c.t), ab.b.for_type(c.t), xd,
+                                                     xb.get(), yd, yb.get(), bnd, sb.get(), bb.get(), mb.get(),
+                                                     vb.get(), eps);
+      } else {
+        st = cudnnNormalizationForwardInference(
+            hs.all[hk], c.per_activation ? CUDNN_NORM_PER_ACTIVATION : CUDNN_NORM_PER_CHANNEL,
+            static_cast<cudnnNormOps_t>(ops), CUDNN_NORM_ALGO_PERSIST, ab.a.for_type(c.t), ab.b.for_type(c.t), xd,
+            xb.get(), bnd, sb.get(), bb.get(), bnd, mb.get(), vb.get(), ops == 2 ? zd.get() : nullptr,
+            ops == 2 ? zb.get() : nullptr, ad, yd, yb.get(), eps, 1);
+      }
+      ASSERT_EQ(st, CUDNN_STATUS_SUCCESS) << what << ": " << last_error();
+      HostTensor got = y;
+      download(yb, got);
+      EXPECT_TRUE(matches(got, want)) << what << " on " << engine_name(hk);
+      EXPECT_TRUE(gaps_untouched(got, y)) << what << " on " << engine_name(hk);
+    }
+    if (ad) cudnnDestroyActivationDescriptor(ad);
+    cudnnDestroyTensorDescriptor(bnd);
+  }
+}
+
+// ---- Finite differences -----------------------------------------------------------
+
+// L = sum(w * y) with y the training forward output (double data); backward's
+// dx, dscale and dbias must be its derivatives.
+TEST(BatchNormBackward, MatchesFiniteDifferences) {
+  Handles hs;
+  Rng rng(test_seed(531));
+  for (int it = 0; it < 4; ++it) {
+    const bool per_act = it % 2 == 1;
+    const auto mode = per_act ? CUDNN_BATCHNORM_PER_ACTIVATION : CUDNN_BATCHNORM_SPATIAL;
+    const std::vector<int64_t> dims = {3, 2, 2, it < 2 ? 2 : 3};
+    HostTensor x = random_layout(rng, CUDNN_DATA_DOUBLE, dims, -2, 2), w = like(rng, x, -1, 1);
+    HostTensor y = make_tensor(CUDNN_DATA_DOUBLE, dims, packed_strides(dims, Layout::nchw));
+    const auto pd = param_dims(dims, per_act);
+    NormRefShape s{dims, per_act};
+    const size_t sets = static_cast<size_t>(s.sets());
+    std::vector<double> scale = random_values(rng, sets, 0.5, 2, CUDNN_DATA_DOUBLE);
+    std::vector<double> bias = random_values(rng, sets, -1, 1, CUDNN_DATA_DOUBLE);
+    TensorDesc xd(x), yd(y), wd(w);
+    cudnnTensorDescriptor_t bnd = nullptr;
+    ASSERT_EQ(cudnnCreateTensorDescriptor(&bnd), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bnd, xd, mode), CUDNN_STATUS_SUCCESS);
+    const double eps = 1e-3, one = 1, zero = 0;
+    for (cudnnHandle_t h : hs.all) {
+      auto loss = [&](const HostTensor &xv, const std::vector<double> &sc, const std::vector<double> &bi) {
+        Buffer xb = upload(xv), yb = upload(y), sb = upload(param_tensor(CUDNN_DATA_DOUBLE, pd, sc)),
+               bb = upload(param_tensor(CUDNN_DATA_DOUBLE, pd, bi));
+        EXPECT_EQ(cudnnBatchNormalizationForwardTraining(h, mode, &one, &zero, xd, xb.get(), yd, yb.get(), bnd,
+                                                         sb.get(), bb.get(), 1.0, nullptr, nullptr, eps, nullptr,
+                                                         nullptr),
+                  CUDNN_STATUS_SUCCESS);
+        HostTensor out = y;
+        download(yb, out);
+        const auto yv = out.values(), wv = w.values();
+        double l = 0;
+        for (size_t e = 0; e < yv.size(); ++e) l += yv[e] * wv[e];
+        return l;
+      };
+      Buffer xb = upload(x), wb = upload(w), dxb = upload(x), sb = upload(param_tensor(CUDNN_DATA_DOUBLE, pd, scale));
+      HostTensor ds = param_tensor(CUDNN_DATA_DOUBLE, pd, std::vector<double>(sets, 0)), db = ds;
+      Buffer dsb = upload(ds), dbb = upload(db);
+      ASSERT_EQ(cudnnBatchNormalizationBackward(h, mode, &one, &zero, &one, &zero, xd, xb.get(), wd, wb.get(), xd,
+                                                dxb.get(), bnd, sb.get(), dsb.get(), dbb.get(), eps, nullptr, nullptr),
+                CUDNN_STATUS_SUCCESS);
+      HostTensor dx = x;
+      download(dxb, dx);
+      download(dsb, ds);
+      download(dbb, db);
+      const double hstep = 1e-5;
+      const auto dxv = dx.values();
+      for (int64_t e = 0; e < x.elements(); e += 3) {
+        std::vector<double> v = x.values();
+        HostTensor xp = x, xm = x;
+        v[e] += hstep;
+        xp.set_values(v);
+        v[e] -= 2 * hstep;
+        xm.set_values(v);
+        const double fd = (loss(xp, scale, bias) - loss(xm, scale, bias)) / (2 * hstep);
+        EXPECT_NEAR(dxv[e], fd, 1e-6 * (1 + std::fabs(fd))) << "dx element " << e;
+      }
+      const auto dsv = ds.values(), dbv = db.values();
+      for (size_t k = 0; k < sets; ++k) {
+        auto sp = scale, sm = scale, bp = bias, bm = bias;
+        sp[k] += hstep;
+        sm[k] -= hstep;
+        bp[k] += hstep;
+        bm[k] -= hstep;
+        EXPECT_NEAR(dsv[k], (loss(x, sp, bias) - loss(x, sm, bias)) / (2 * hstep), 1e-6) << "dscale " << k;
+        EXPECT_NEAR(dbv[k], (loss(x, scale, bp) - loss(x, scale, bm)) / (2 * hstep), 1e-6) << "dbias " << k;
+      }
+    }
+    cudnnDestroyTensorDescriptor(bnd);
+  }
+}

@@ -1,0 +1,118 @@
+/* Bandwidth of batch normalization training forward and backward (and
+ * inference) on N=256, C=256, 28x28, half NHWC (SPATIAL_PERSISTENT) and float
+ * NCHW (SPATIAL), built against FreeDNN and against NVIDIA's cuDNN
+ * (scripts/gpu-check.sh puts the two side by side). "moved" counts the
+ * fewest bytes: training forward x read once and y written (the statistics
+ * pass makes a real kernel read x twice), backward x and dy read, dx
+ * written; inference x read, y written. Median of 51 runs after 20 warm-ups. */
+#include "oracle_common.h"
+
+static cudnnHandle_t handle;
+static cudaStream_t stream;
+static cudaEvent_t ev0, ev1;
+static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
+
+typedef struct {
+  int phase; /* 0 training forward, 1 backward, 2 inference */
+  cudnnBatchNormMode_t mode;
+  OTensor *x, *y, *dy, *dx, *p;
+  void *scale, *bias, *rm, *rv, *sm, *si, *ds, *db;
+} Ctx;
+
+static void run(Ctx *c) {
+  float one = 1, zero = 0;
+  cudnnStatus_t st;
+  if (c->phase == 0)
+    st = cudnnBatchNormalizationForwardTraining(handle, c->mode, &one, &zero, c->x->desc, c->x->dev, c->y->desc, c->y->dev, c->p->desc,
+                                                c->scale, c->bias, 0.1, c->rm, c->rv, 1e-5, c->sm, c->si);
+  else if (c->phase == 1)
+    st = cudnnBatchNormalizationBackward(handle, c->mode, &one, &zero, &one, &zero, c->x->desc, c->x->dev, c->dy->desc, c->dy->dev,
+                                         c->dx->desc, c->dx->dev, c->p->desc, c->scale, c->ds, c->db, 1e-5, c->sm, c->si);
+  else
+    st = cudnnBatchNormalizationForwardInference(handle, c->mode, &one, &zero, c->x->desc, c->x->dev, c->y->desc, c->y->dev, c->p->desc,
+                                                 c->scale, c->bias, c->rm, c->rv, 1e-5);
+  if (st != CUDNN_STATUS_SUCCESS) last_status = st;
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static double time_ms(Ctx *c) {
+  last_status = CUDNN_STATUS_SUCCESS;
+  run(c);
+  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
+  for (int i = 0; i < 20; ++i) run(c);
+  CUDA_OK(cudaStreamSynchronize(stream));
+  enum { kRuns = 51 };
+  float t[kRuns];
+  for (int i = 0; i < kRuns; ++i) {
+    CUDA_OK(cudaEventRecord(ev0, stream));
+    run(c);
+    CUDA_OK(cudaEventRecord(ev1, stream));
+    CUDA_OK(cudaEventSynchronize(ev1));
+    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
+  }
+  qsort(t, kRuns, sizeof(float), cmp_float);
+  return t[kRuns / 2];
+}
+
+static void report(const char *name, double bytes, double ms) {
+  if (ms < 0) {
+    printf("bench %s failed st=%d\n", name, (int)last_status);
+    return;
+  }
+  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
+  fflush(stdout);
+}
+
+static void bench_case(const char *name, cudnnDataType_t t, cudnnBatchNormMode_t mode, int nhwc) {
+  int d[4] = {256, 256, 28, 28}, pd[4] = {1, 256, 1, 1};
+  OTensor x, y, dy, dx, p;
+  otensor_packed(&x, t, 4, d, nhwc);
+  otensor_packed(&y, t, 4, d, nhwc);
+  otensor_packed(&dy, t, 4, d, nhwc);
+  otensor_packed(&dx, t, 4, d, nhwc);
+  otensor_packed(&p, CUDNN_DATA_FLOAT, 4, pd, 0);
+  otensor_fill(&x, 0.25, 2.0);
+  otensor_fill(&dy, 0.25, 2.0);
+  void *params;
+  CUDA_OK(cudaMalloc(&params, 8 * 256 * sizeof(float)));
+  float h[8 * 256];
+  for (int i = 0; i < 8 * 256; ++i) h[i] = (float)(0.5 + oracle_uniform());
+  CUDA_OK(cudaMemcpy(params, h, sizeof h, cudaMemcpyHostToDevice));
+  float *pp = (float *)params;
+  Ctx c = {0, mode, &x, &y, &dy, &dx, &p, pp, pp + 256, pp + 512, pp + 768, pp + 1024, pp + 1280, pp + 1536, pp + 1792};
+  const double bytes = (double)x.span * (double)oracle_type_size(t);
+  char full[160];
+  snprintf(full, sizeof full, "bn.train_fwd.%s", name);
+  report(full, 2 * bytes, time_ms(&c));
+  c.phase = 1;
+  snprintf(full, sizeof full, "bn.bwd.%s", name);
+  report(full, 3 * bytes, time_ms(&c));
+  c.phase = 2;
+  snprintf(full, sizeof full, "bn.inference.%s", name);
+  report(full, 2 * bytes, time_ms(&c));
+  otensor_free(&x);
+  otensor_free(&y);
+  otensor_free(&dy);
+  otensor_free(&dx);
+  otensor_free(&p);
+  cudaFree(params);
+}
+
+int main(void) {
+  oracle_seed(91);
+  DNN_OK(cudnnCreate(&handle));
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  DNN_OK(cudnnSetStream(handle, stream));
+  CUDA_OK(cudaEventCreate(&ev0));
+  CUDA_OK(cudaEventCreate(&ev1));
+  bench_case("nhwc.f16.persistent", CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL_PERSISTENT, 1);
+  bench_case("nchw.f32.spatial", CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, 0);
+  bench_case("nhwc.f32.spatial", CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, 1);
+  bench_case("nchw.f16.spatial", CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL, 0);
+  cudnnDestroy(handle);
+  return 0;
+}
