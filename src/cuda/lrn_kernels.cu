@@ -1,0 +1,371 @@
+// CUDA kernels of cuda.lrn (graph::LrnOp).
+//
+//  - Cross-channel, forward and backward: a thread walks a chunk of channels
+//    at one position (N and spatial index), keeping the window sums as
+//    running sums (in double for float data, so that values leaving the
+//    window leave no residue); the values it revisits are L1 hits. Adjacent
+//    threads take adjacent positions, so NCHW reads are coalesced.
+//    Backward keeps S and dy*y/S of the last 32 channels in a small ring
+//    (y recomputed from x, as cuDNN does).
+//  - Divisive: a thread per element sums its (D x) H x W window directly;
+//    backward first writes R = dy * y / S and S^-beta for every element to
+//    scratch (and dmeans), then sums R over the window for dx.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "cuda/cuda_util.hpp"
+#include "cuda/lrn_args.hpp"
+
+namespace fdnn::cuda {
+namespace {
+
+template <class T>
+struct Io;
+template <>
+struct Io<float> {
+  __device__ static float load(const float *p, int64_t i) { return __ldg(p + i); }
+  __device__ static void store(float *p, int64_t i, float v) { p[i] = v; }
+};
+template <>
+struct Io<double> {
+  __device__ static double load(const double *p, int64_t i) { return __ldg(p + i); }
+  __device__ static void store(double *p, int64_t i, double v) { p[i] = v; }
+};
+template <>
+struct Io<__half> {
+  __device__ static float load(const __half *p, int64_t i) { return __half2float(p[i]); }
+  __device__ static void store(__half *p, int64_t i, float v) { p[i] = __float2half_rn(v); }
+};
+template <>
+struct Io<__nv_bfloat16> {
+  __device__ static float load(const __nv_bfloat16 *p, int64_t i) { return __bfloat162float(p[i]); }
+  __device__ static void store(__nv_bfloat16 *p, int64_t i, float v) { p[i] = __float2bfloat16_rn(v); }
+};
+
+// Compute type C, accumulator type A (double for both, as float sums of
+// squares would keep residues when large values leave a running window).
+template <class C>
+__device__ inline C neg_pow(C s, C beta, int kind) {
+  if (kind == 1) {
+    const C r = rsqrt(s);
+    return r * sqrt(r);
+  }
+  if (kind == 2) return rsqrt(s);
+  if (kind == 3) return C(1) / s;
+  return pow(s, -beta);
+}
+template <>
+__device__ inline float neg_pow<float>(float s, float beta, int kind) {
+  if (kind == 1) {
+    const float r = 1.0f / sqrtf(s);
+    return r * sqrtf(r);
+  }
+  if (kind == 2) return 1.0f / sqrtf(s);
+  if (kind == 3) return 1.0f / s;
+  return exp2f(-beta * log2f(s));
+}
+
+__host__ __device__ inline int pow_kind(double beta) {
+  return beta == 0.75 ? 1 : beta == 0.5 ? 2 : beta == 1.0 ? 3 : 0;
+}
+
+template <class T, class C>
+__device__ inline void blend_store(T *p, int64_t off, C v, const LrnArgs &a) {
+  C out = static_cast<C>(a.blend_alpha) * v;
+  if (a.blend_beta != 0.0) out += static_cast<C>(a.blend_beta) * static_cast<C>(Io<T>::load(p, off));
+  Io<T>::store(p, off, out);
+}
+
+// Offsets of one position (every dim but `skip_from`..`skip_to`) per operand.
+struct Offsets {
+  int64_t o[LrnArgs::kOperands];
+};
+
+__device__ inline Offsets position_offsets(const LrnArgs &a, int64_t p) {
+  Offsets r;
+#pragma unroll
+  for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] = 0;
+  for (int d = a.rank - 1; d >= 0; --d) {
+    if (d == 1) continue;
+    const int64_t i = p % a.dims[d];
+    p /= a.dims[d];
+#pragma unroll
+    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += i * a.strides[k][d];
+  }
+  return r;
+}
+
+template <class T, class C>
+__global__ void __launch_bounds__(256) cross_forward(LrnArgs a) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
+  if (t >= a.positions * chunks) return;
+  const int64_t p = t % a.positions, ch = t / a.positions;
+  const Offsets off = position_offsets(a, p);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1];
+  const int64_t C_ = a.dims[1];
+  const int64_t c0 = ch * a.chunk, c1 = min(C_, c0 + a.chunk);
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta);
+  const int kind = pow_kind(a.beta);
+  // x of the last 32 channels: each element is loaded once, before y at its
+  // channel is written, so one chunk per line may run in place.
+  C ring[32];
+  double acc = 0;
+  // Primed so that the first step's removal of x[c0 - behind - 1] balances.
+  for (int64_t i = max(int64_t{0}, c0 - a.behind - 1); i < min(C_, c0 + a.ahead); ++i) {
+    const C v = static_cast<C>(Io<T>::load(x, i * xs));
+    ring[i & 31] = v;
+    acc += static_cast<double>(v) * v;
+  }
+#pragma unroll 4
+  for (int64_t c = c0; c < c1; ++c) {
+    const int64_t in = c + a.ahead, out = c - a.behind - 1;
+    if (in < C_) {
+      const C v = static_cast<C>(Io<T>::load(x, in * xs));
+      ring[in & 31] = v;
+      acc += static_cast<double>(v) * v;
+    }
+    if (out >= 0) {
+      const C v = ring[out & 31];
+      acc -= static_cast<double>(v) * v;
+    }
+    const C s = k + al * static_cast<C>(acc);
+    blend_store<T, C>(y, c * ys, ring[c & 31] * neg_pow<C>(s, beta, kind), a);
+  }
+}
+
+template <class T, class C>
+__global__ void __launch_bounds__(256) cross_backward(LrnArgs a) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
+  if (t >= a.positions * chunks) return;
+  const int64_t p = t % a.positions, ch = t / a.positions;
+  const Offsets off = position_offsets(a, p);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
+  T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+  const int64_t xs = a.strides[LrnArgs::kX][1], dys = a.strides[LrnArgs::kDy][1], dxs = a.strides[LrnArgs::kDx][1];
+  const int64_t C_ = a.dims[1];
+  const int64_t c0 = ch * a.chunk, c1 = min(C_, c0 + a.chunk);
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta),
+          tab = static_cast<C>(a.two_a_beta);
+  const int kind = pow_kind(a.beta);
+  const int n = a.behind + a.ahead + 1;
+  // Lead index j runs from c0 - ahead to c1 - 1 + behind; output c = j - behind.
+  // Rings of the last 32 channels' x, dy, S and R: every input element is
+  // loaded once, before dx at its channel is written (in place is safe with
+  // one chunk per line).
+  C ring_x[32], ring_dy[32], ring_s[32];
+  double ring_r[32];
+  const int64_t j0 = c0 - a.ahead;
+  double sq = 0;  // sum of x^2 over [j - behind - 1, j + ahead - 1] before step j
+  for (int64_t i = max(int64_t{0}, j0 - a.behind - 1); i < min(C_, j0 + a.ahead); ++i) {
+    const C v = static_cast<C>(Io<T>::load(x, i * xs));
+    ring_x[i & 31] = v;
+    sq += static_cast<double>(v) * v;
+  }
+  double sum_r = 0;
+  for (int64_t j = j0; j < c1 + a.behind; ++j) {
+    const int64_t in = j + a.ahead, out = j - a.behind - 1;
+    if (in >= 0 && in < C_) {
+      const C v = static_cast<C>(Io<T>::load(x, in * xs));
+      ring_x[in & 31] = v;
+      sq += static_cast<double>(v) * v;
+    }
+    if (out >= 0 && out < C_) {
+      const C v = ring_x[out & 31];
+      sq -= static_cast<double>(v) * v;
+    }
+    const int slot = static_cast<int>((j + 64) & 31);
+    double r = 0;
+    C s = k;
+    if (j >= 0 && j < C_) {
+      s = k + al * static_cast<C>(sq);
+      const C dyj = static_cast<C>(Io<T>::load(dy, j * dys));
+      ring_dy[slot] = dyj;
+      // y(j) recomputed from x, as cuDNN does.
+      r = static_cast<double>(dyj * ring_x[slot] * neg_pow<C>(s, beta, kind) / s);
+    }
+    ring_s[slot] = s;
+    ring_r[slot] = r;
+    sum_r += r;
+    if (j - n >= j0) sum_r -= ring_r[(j - n + 64) & 31];
+    const int64_t c = j - a.behind;
+    if (c >= c0 && c < c1) {
+      const int cs = static_cast<int>((c + 64) & 31);
+      blend_store<T, C>(dx, c * dxs,
+                        ring_dy[cs] * neg_pow<C>(ring_s[cs], beta, kind) - tab * ring_x[cs] * static_cast<C>(sum_r), a);
+    }
+  }
+}
+
+// ---- Divisive: direct window sums over the spatial dims ----
+
+struct Index {
+  int64_t i[LrnArgs::kMaxRank];
+};
+
+__device__ inline Index decode(const LrnArgs &a, int64_t e) {
+  Index r;
+  for (int d = a.rank - 1; d >= 0; --d) {
+    r.i[d] = e % a.dims[d];
+    e /= a.dims[d];
+  }
+  return r;
+}
+
+__device__ inline int64_t offset(const LrnArgs &a, int op, const Index &ix) {
+  int64_t o = 0;
+  for (int d = 0; d < a.rank; ++d) o += ix.i[d] * a.strides[op][d];
+  return o;
+}
+
+template <class T>
+__device__ inline double load_at(const LrnArgs &a, int op, const Index &ix) {
+  return static_cast<double>(Io<T>::load(static_cast<const T *>(a.ptr[op]), offset(a, op, ix)));
+}
+
+// Calls f(q) for the q in the window [lo, hi] around ix along dims 2..rank-1.
+template <class F>
+__device__ inline void for_spatial_window(const LrnArgs &a, const Index &ix, int lo, int hi, F f) {
+  const int sd = a.rank - 2;
+  int64_t lo_i[3], hi_i[3];
+  for (int s = 0; s < 3; ++s) {
+    if (s < sd) {
+      lo_i[s] = max(int64_t{0}, ix.i[2 + s] + lo);
+      hi_i[s] = min(a.dims[2 + s] - 1, ix.i[2 + s] + hi);
+    } else {
+      lo_i[s] = hi_i[s] = 0;
+    }
+  }
+  Index q = ix;
+  for (int64_t i0 = lo_i[0]; i0 <= hi_i[0]; ++i0)
+    for (int64_t i1 = lo_i[1]; i1 <= hi_i[1]; ++i1)
+      for (int64_t i2 = lo_i[2]; i2 <= hi_i[2]; ++i2) {
+        q.i[2] = i0;
+        if (sd > 1) q.i[3] = i1;
+        if (sd > 2) q.i[4] = i2;
+        f(q);
+      }
+}
+
+__device__ inline int64_t flat_of(const LrnArgs &a, const Index &q) {
+  int64_t flat = 0;
+  for (int d = 0; d < a.rank; ++d) flat = flat * a.dims[d] + q.i[d];
+  return flat;
+}
+
+// S(p) = k + a * sum_{q in W(p)} (x(q) - m(p))^2 (graph/op_lrn.hpp).
+template <class T, class C>
+__device__ inline C s_at(const LrnArgs &a, const Index &ix, C m) {
+  C acc = 0;
+  for_spatial_window(a, ix, -a.behind, a.ahead, [&](const Index &q) {
+    const C d = static_cast<C>(load_at<T>(a, LrnArgs::kX, q)) - m;
+    acc += d * d;
+  });
+  return static_cast<C>(a.k) + static_cast<C>(a.a) * acc;
+}
+
+template <class T, class C>
+__device__ inline C means_at(const LrnArgs &a, const Index &ix) {
+  return a.ptr[LrnArgs::kMeans] != nullptr ? static_cast<C>(load_at<T>(a, LrnArgs::kMeans, ix)) : C(0);
+}
+
+template <class T, class C>
+__global__ void __launch_bounds__(256) divisive_forward(LrnArgs a) {
+  const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= a.count) return;
+  const Index ix = decode(a, e);
+  const C s = s_at<T, C>(a, ix, means_at<T, C>(a, ix));
+  const C y = static_cast<C>(load_at<T>(a, LrnArgs::kX, ix)) * neg_pow<C>(s, static_cast<C>(a.beta), pow_kind(a.beta));
+  blend_store<T, C>(static_cast<T *>(a.ptr[LrnArgs::kY]), offset(a, LrnArgs::kY, ix), y, a);
+}
+
+// Pass 1: R(p) = dy(p) x(p) S(p)^(-beta-1) and S(p)^-beta into scratch
+// (logical order; [0, count) R, [count, 2 count) S^-beta), and dm(p).
+template <class T, class C>
+__global__ void __launch_bounds__(256) divisive_backward_r(LrnArgs a) {
+  const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= a.count) return;
+  const Index ix = decode(a, e);
+  const C m = means_at<T, C>(a, ix);
+  const C s = s_at<T, C>(a, ix, m);
+  const C x = static_cast<C>(load_at<T>(a, LrnArgs::kX, ix));
+  const C dy = static_cast<C>(load_at<T>(a, LrnArgs::kDy, ix));
+  const C p = neg_pow<C>(s, static_cast<C>(a.beta), pow_kind(a.beta));
+  const C r = dy * x * p / s;
+  C *scratch = static_cast<C *>(a.scratch);
+  scratch[e] = r;
+  scratch[a.count + e] = p;
+  if (a.ptr[LrnArgs::kDmeans] != nullptr) {
+    C sum = 0;
+    for_spatial_window(a, ix, -a.behind, a.ahead,
+                       [&](const Index &q) { sum += static_cast<C>(load_at<T>(a, LrnArgs::kX, q)) - m; });
+    blend_store<T, C>(static_cast<T *>(a.ptr[LrnArgs::kDmeans]), offset(a, LrnArgs::kDmeans, ix),
+                      static_cast<C>(a.two_a_beta) * r * sum, a);
+  }
+}
+
+// Pass 2: dx(q) = dy(q) S(q)^-beta - 2 a beta sum_{p in W(q)} R(p) (x(q) - m(p)).
+template <class T, class C>
+__global__ void __launch_bounds__(256) divisive_backward_dx(LrnArgs a) {
+  const int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= a.count) return;
+  const Index ix = decode(a, e);
+  const C *r = static_cast<const C *>(a.scratch);
+  const C x = static_cast<C>(load_at<T>(a, LrnArgs::kX, ix));
+  C acc = 0;
+  for_spatial_window(a, ix, -a.behind, a.ahead,
+                     [&](const Index &p) { acc += r[flat_of(a, p)] * (x - means_at<T, C>(a, p)); });
+  const C dy = static_cast<C>(load_at<T>(a, LrnArgs::kDy, ix));
+  const C dx = dy * r[a.count + e] - static_cast<C>(a.two_a_beta) * acc;
+  blend_store<T, C>(static_cast<T *>(a.ptr[LrnArgs::kDx]), offset(a, LrnArgs::kDx, ix), dx, a);
+}
+
+template <class T, class C>
+void launch_typed(const LrnArgs &a, cudaStream_t s) {
+  constexpr int kThreads = 256;
+  if (a.cross) {
+    const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
+    const int64_t threads = a.positions * chunks;
+    const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+    if (a.backward) cross_backward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    else cross_forward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    check_launch(a.backward ? "lrn cross_backward" : "lrn cross_forward");
+    return;
+  }
+  const unsigned blocks = static_cast<unsigned>((a.count + kThreads - 1) / kThreads);
+  if (!a.backward) {
+    divisive_forward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    check_launch("lrn divisive_forward");
+    return;
+  }
+  divisive_backward_r<T, C><<<blocks, kThreads, 0, s>>>(a);
+  check_launch("lrn divisive_backward_r");
+  divisive_backward_dx<T, C><<<blocks, kThreads, 0, s>>>(a);
+  check_launch("lrn divisive_backward_dx");
+}
+
+}  // namespace
+
+size_t lrn_scratch_bytes(const LrnArgs &a) {
+  if (a.cross || !a.backward) return 0;
+  return 2 * static_cast<size_t>(a.count) * (a.compute_double ? sizeof(double) : sizeof(float));
+}
+
+void launch_lrn(const LrnArgs &a, void *stream) {
+  cudaStream_t s = as_stream(stream);
+  switch (a.dtype) {
+    case CUDNN_DATA_FLOAT: launch_typed<float, float>(a, s); break;
+    case CUDNN_DATA_DOUBLE: launch_typed<double, double>(a, s); break;
+    case CUDNN_DATA_HALF: launch_typed<__half, float>(a, s); break;
+    case CUDNN_DATA_BFLOAT16: launch_typed<__nv_bfloat16, float>(a, s); break;
+    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cuda.lrn: unsupported data type");
+  }
+}
+
+}  // namespace fdnn::cuda
