@@ -8,9 +8,7 @@ bool activation_backward_reads_output(cudnnActivationMode_t mode) {
   switch (mode) {
     case CUDNN_ACTIVATION_SIGMOID:
     case CUDNN_ACTIVATION_TANH:
-    case CUDNN_ACTIVATION_ELU:
-    case CUDNN_ACTIVATION_RELU:
-    case CUDNN_ACTIVATION_CLIPPED_RELU: return true;
+    case CUDNN_ACTIVATION_ELU: return true;
     default: return false;
   }
 }

@@ -30,9 +30,10 @@ namespace fdnn {
 void set_activation(graph::PointwiseOp &op, const cudnnActivationStruct &d, bool backward);
 
 // True when the legacy backward of `mode` is computed from the forward output
-// y (SIGMOID: y(1-y), TANH: 1-y^2, ELU: y+alpha below 0, RELU/CLIPPED_RELU:
-// 0 < y < ceiling, equivalent to the test on x); false when it needs the
-// forward input x (SWISH) or nothing (IDENTITY).
+// y (SIGMOID: y(1-y), TANH: 1-y^2, ELU: y+alpha below 0); false when it reads
+// the forward input x (RELU, CLIPPED_RELU: 0 < x < ceiling; SWISH) or nothing
+// (IDENTITY). Measured on cuDNN 9.19 by feeding a y unrelated to x
+// (tests/oracle_gpu/activation_gpu.c, act.bwd.probe.indep_y.*).
 bool activation_backward_reads_output(cudnnActivationMode_t mode);
 
 }  // namespace fdnn

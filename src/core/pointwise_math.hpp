@@ -25,7 +25,12 @@ struct Params {
   T elu_alpha = T(1);
   T softplus_beta = T(1);
   T swish_beta = T(1);
-  bool propagate_nan = true;  // MIN/MAX: NaN wins (else the other operand)
+  bool propagate_nan = true;  // MIN/MAX/RELU: NaN wins (else the other operand / the lower clip)
+  // SIGMOID_BWD, TANH_BWD, ELU_BWD: operand a is the forward OUTPUT y, not the
+  // forward input x. The legacy cudnnActivationBackward evaluates these
+  // derivatives from y (so that in-place forward activations, which overwrite
+  // x, still differentiate correctly); the backend API passes x.
+  bool bwd_from_output = false;
 };
 
 template <class T>
@@ -47,6 +52,7 @@ FDNN_HD inline T sigmoid(T x) {
 }
 template <class T>
 FDNN_HD inline T relu_fwd(T x, const Params<T> &p) {
+  if (x != x && !p.propagate_nan) return p.relu_lower_clip;  // max(NaN, lower) = lower
   if (x < p.relu_lower_clip) return p.relu_lower_clip + p.relu_lower_clip_slope * (x - p.relu_lower_clip);
   if (x > p.relu_upper_clip) return p.relu_upper_clip;
   return x;  // NaN falls through: it propagates
@@ -66,7 +72,19 @@ FDNN_HD inline T elu_fwd(T x, const Params<T> &p) {
 template <class T>
 FDNN_HD inline T elu_bwd(T x, T dy, const Params<T> &p) {
   using std::exp;
+  if (p.bwd_from_output) return x > T(0) ? dy : dy * (x + p.elu_alpha);  // x holds y = alpha (e^x - 1)
   return x > T(0) ? dy : dy * p.elu_alpha * exp(x);
+}
+template <class T>
+FDNN_HD inline T sigmoid_bwd(T x, T dy, const Params<T> &p) {
+  const T s = p.bwd_from_output ? x : sigmoid(x);
+  return dy * s * (T(1) - s);
+}
+template <class T>
+FDNN_HD inline T tanh_bwd(T x, T dy, const Params<T> &p) {
+  using std::tanh;
+  const T t = p.bwd_from_output ? x : tanh(x);
+  return dy * (T(1) - t * t);
 }
 // Standard normal cdf and pdf.
 template <class T>
@@ -150,9 +168,8 @@ FDNN_HD inline T fmod_of(T a, T b) {
   X(CUDNN_POINTWISE_SWISH_FWD, 1, a * ::fdnn::pw::sigmoid(p.swish_beta * a))                      \
   X(CUDNN_POINTWISE_GELU_APPROX_TANH_FWD, 1, ::fdnn::pw::gelu_tanh_fwd(a))                       \
   X(CUDNN_POINTWISE_RELU_BWD, 2, ::fdnn::pw::relu_bwd(a, b, p))                                  \
-  X(CUDNN_POINTWISE_TANH_BWD, 2, b * (T(1) - tanh(a) * tanh(a)))                                   \
-  X(CUDNN_POINTWISE_SIGMOID_BWD, 2,                                                               \
-    b * ::fdnn::pw::sigmoid(a) * (T(1) - ::fdnn::pw::sigmoid(a)))                                  \
+  X(CUDNN_POINTWISE_TANH_BWD, 2, ::fdnn::pw::tanh_bwd(a, b, p))                                  \
+  X(CUDNN_POINTWISE_SIGMOID_BWD, 2, ::fdnn::pw::sigmoid_bwd(a, b, p))                            \
   X(CUDNN_POINTWISE_ELU_BWD, 2, ::fdnn::pw::elu_bwd(a, b, p))                                    \
   X(CUDNN_POINTWISE_GELU_BWD, 2, b * (::fdnn::pw::norm_cdf(a) + a * ::fdnn::pw::norm_pdf(a)))     \
   X(CUDNN_POINTWISE_SOFTPLUS_BWD, 2, b * ::fdnn::pw::sigmoid(p.softplus_beta * a))                \

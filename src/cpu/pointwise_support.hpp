@@ -38,6 +38,7 @@ pw::Params<C> make_params(const graph::PointwiseOp &op) {
   p.softplus_beta = static_cast<C>(op.softplus_beta);
   p.swish_beta = static_cast<C>(op.swish_beta);
   p.propagate_nan = op.nan_propagation != CUDNN_NOT_PROPAGATE_NAN;
+  p.bwd_from_output = op.bwd_from_output;
   return p;
 }
 

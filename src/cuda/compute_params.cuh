@@ -15,6 +15,7 @@ __device__ inline pw::Params<C> to_compute(const pw::Params<double> &d) {
   p.softplus_beta = static_cast<C>(d.softplus_beta);
   p.swish_beta = static_cast<C>(d.swish_beta);
   p.propagate_nan = d.propagate_nan;
+  p.bwd_from_output = d.bwd_from_output;
   return p;
 }
 

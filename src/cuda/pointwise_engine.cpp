@@ -99,6 +99,7 @@ class Plan final : public ExecutionPlan {
     a.params.softplus_beta = op.softplus_beta;
     a.params.swish_beta = op.swish_beta;
     a.params.propagate_nan = op.nan_propagation != CUDNN_NOT_PROPAGATE_NAN;
+    a.params.bwd_from_output = op.bwd_from_output;
     a.gen_index_axis = static_cast<int>(op.axis);
     // A constant fill (cudnnSetTensor) is rounded once from double, as the
     // CPU engine's fill does.

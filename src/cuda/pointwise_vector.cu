@@ -186,6 +186,8 @@ bool visit_fast_mode(cudnnPointwiseMode_t mode, F &&f) {
     FDNN_FAST(CUDNN_POINTWISE_RELU_BWD)
     FDNN_FAST(CUDNN_POINTWISE_TANH_BWD)
     FDNN_FAST(CUDNN_POINTWISE_SIGMOID_BWD)
+    FDNN_FAST(CUDNN_POINTWISE_ELU_BWD)
+    FDNN_FAST(CUDNN_POINTWISE_SWISH_BWD)
 #undef FDNN_FAST
     default: return false;
   }

@@ -32,6 +32,10 @@ struct PointwiseOp {
   double softplus_beta = 1.0;
   double swish_beta = 1.0;
   int64_t axis = -1;  // GEN_INDEX
+  // SIGMOID_BWD, TANH_BWD, ELU_BWD only: x holds the forward output y rather
+  // than the forward input (the legacy cudnnActivationBackward's formulas,
+  // see pw::Params::bwd_from_output).
+  bool bwd_from_output = false;
   Blend blend;
 };
 

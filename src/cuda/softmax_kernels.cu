@@ -1,0 +1,284 @@
+// CUDA softmax kernels.
+//  - rows in registers: rows whose reduced elements are one contiguous,
+//    16-byte aligned run; a group of threads (a warp for short rows, a
+//    256-thread block for long ones) holds the whole row in registers, so x
+//    (and dy) are read once and y (dx) written once: the memory-bound ideal.
+//  - generic: any strides and row lengths; LANES threads per row (1 when the
+//    rows' innermost kept dim is contiguous, so a warp's threads read
+//    neighbouring addresses; else 32) walk the row two or three times.
+// Forward: ACCURATE/LOG subtract the row max (no overflow); FAST does not.
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cmath>
+
+#include "cuda/cuda_util.hpp"
+#include "cuda/softmax_args.hpp"
+#include "cuda/storage_types.cuh"
+
+namespace fdnn::cuda {
+namespace {
+
+constexpr int kBlock = 256;
+
+template <class C>
+__device__ inline C neg_inf() {
+  return -static_cast<C>(INFINITY);
+}
+
+template <class C>
+__device__ inline C exp_c(C v) {
+  return exp(v);
+}
+template <>
+__device__ inline float exp_c<float>(float v) {
+  return expf(v);
+}
+
+// Reduction over a group of GROUP threads (GROUP a power of two <= 32, or
+// the whole block of kBlock threads with `shared` scratch of kBlock / 32).
+template <int GROUP, bool MAX, class C>
+__device__ inline C group_reduce(C v, C *shared) {
+#pragma unroll
+  for (int o = (GROUP < 32 ? GROUP : 32) / 2; o > 0; o /= 2) {
+    const C w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = MAX ? (w > v ? w : v) : v + w;
+  }
+  if constexpr (GROUP > 32) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    __syncthreads();  // shared is reused between reductions
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    v = shared[0];
+#pragma unroll
+    for (int w = 1; w < GROUP / 32; ++w) v = MAX ? (shared[w] > v ? shared[w] : v) : v + shared[w];
+  }
+  return v;
+}
+
+__device__ inline int64_t kept_offset(const SoftmaxArgs &a, int op, int64_t row) {
+  int64_t off = 0;
+  for (int d = a.kept_rank - 1; d >= 0; --d) {
+    const int64_t e = a.kept_extent[d];
+    off += (row % e) * a.kept_stride[op][d];
+    row /= e;
+  }
+  return off;
+}
+
+template <class S, class C, int VEC, int NV, int GROUP>
+__global__ void __launch_bounds__(kBlock) softmax_rows_kernel(const SoftmaxArgs a) {
+  __shared__ C shared[kBlock / 32];
+  constexpr int kRowsPerBlock = kBlock / GROUP;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / GROUP;
+  const int lane = threadIdx.x % GROUP;
+  const bool active = row < a.rows;  // inactive threads still join the block reductions
+  const int64_t nvec = a.row_len / VEC;
+  using P = Pack<S, VEC>;
+  const int nin = a.backward ? 2 : 1;
+  const int out_op = nin;
+  C v0[NV][VEC], v1[NV][VEC];
+  const S *in0 = static_cast<const S *>(a.in0) + (active ? kept_offset(a, 0, row) : 0);
+  const S *in1 = a.backward ? static_cast<const S *>(a.in1) + (active ? kept_offset(a, 1, row) : 0) : nullptr;
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    const int64_t v = lane + static_cast<int64_t>(k) * GROUP;
+    const bool ok = active && v < nvec;
+    P p0, p1;
+    if (ok) p0 = reinterpret_cast<const P *>(in0)[v];
+    if (ok && nin > 1) p1 = reinterpret_cast<const P *>(in1)[v];
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) {
+      v0[k][i] = ok ? Storage<S>::template load<C>(p0.v[i]) : C(0);
+      v1[k][i] = ok && nin > 1 ? Storage<S>::template load<C>(p1.v[i]) : C(0);
+    }
+  }
+  auto valid = [&](int k) { return active && lane + static_cast<int64_t>(k) * GROUP < nvec; };
+  if (!a.backward) {
+    C mx = C(0);
+    if (a.algorithm != CUDNN_SOFTMAX_FAST) {
+      mx = neg_inf<C>();
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+        if (valid(k))
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) mx = v0[k][i] > mx ? v0[k][i] : mx;
+      mx = group_reduce<GROUP, true>(mx, shared);
+    }
+    C sum = C(0);
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        const C e = valid(k) ? exp_c(v0[k][i] - mx) : C(0);
+        if (a.algorithm != CUDNN_SOFTMAX_LOG) v1[k][i] = e;
+        sum += e;
+      }
+    sum = group_reduce<GROUP, false>(sum, shared);
+    if (a.algorithm == CUDNN_SOFTMAX_LOG) {
+      const C shift = mx + log(sum);
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) v1[k][i] = v0[k][i] - shift;
+    } else {
+      const C inv = C(1) / sum;
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) v1[k][i] *= inv;
+    }
+  } else {
+    // v0 = y, v1 = dy.
+    C s = C(0);
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) s += a.algorithm == CUDNN_SOFTMAX_LOG ? v1[k][i] : v0[k][i] * v1[k][i];
+    s = group_reduce<GROUP, false>(s, shared);
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i)
+        v1[k][i] = a.algorithm == CUDNN_SOFTMAX_LOG ? v1[k][i] - exp_c(v0[k][i]) * s : v0[k][i] * (v1[k][i] - s);
+  }
+  if (!active) return;
+  S *out = static_cast<S *>(a.out) + kept_offset(a, out_op, row);
+  const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    const int64_t v = lane + static_cast<int64_t>(k) * GROUP;
+    if (v >= nvec) continue;
+    P prior, r;
+    if (beta != C(0)) prior = reinterpret_cast<const P *>(out)[v];
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) {
+      C val = alpha * v1[k][i];
+      if (beta != C(0)) val += beta * Storage<S>::template load<C>(prior.v[i]);
+      r.v[i] = Storage<S>::store(val);
+    }
+    reinterpret_cast<P *>(out)[v] = r;
+  }
+}
+
+__device__ inline int64_t red_offset(const SoftmaxArgs &a, int op, int64_t i) {
+  int64_t off = 0;
+  for (int d = a.red_rank - 1; d >= 0; --d) {
+    const int64_t e = a.red_extent[d];
+    off += (i % e) * a.red_stride[op][d];
+    i /= e;
+  }
+  return off;
+}
+
+template <class S, class C, int LANES>
+__global__ void __launch_bounds__(kBlock) softmax_generic_kernel(const SoftmaxArgs a) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+  const int64_t row = t / LANES;
+  const int lane = static_cast<int>(t % LANES);
+  const bool active = row < a.rows;
+  if (LANES == 1 && !active) return;
+  const int nin = a.backward ? 2 : 1;
+  const S *in0 = static_cast<const S *>(a.in0) + (active ? kept_offset(a, 0, row) : 0);
+  const S *in1 = a.backward ? static_cast<const S *>(a.in1) + (active ? kept_offset(a, 1, row) : 0) : nullptr;
+  S *out = static_cast<S *>(a.out) + (active ? kept_offset(a, nin, row) : 0);
+  const int64_t n = active ? a.row_len : 0;
+  auto ld = [&](const S *p, int op, int64_t i) { return Storage<S>::template load<C>(p[red_offset(a, op, i)]); };
+  C mx = C(0), s = C(0);
+  if (!a.backward && a.algorithm != CUDNN_SOFTMAX_FAST) {
+    mx = neg_inf<C>();
+    for (int64_t i = lane; i < n; i += LANES) {
+      const C v = ld(in0, 0, i);
+      mx = v > mx ? v : mx;
+    }
+    if (LANES > 1) mx = group_reduce<LANES, true>(mx, static_cast<C *>(nullptr));
+  }
+  for (int64_t i = lane; i < n; i += LANES) {
+    if (!a.backward) s += exp_c(ld(in0, 0, i) - mx);
+    else s += a.algorithm == CUDNN_SOFTMAX_LOG ? ld(in1, 1, i) : ld(in0, 0, i) * ld(in1, 1, i);
+  }
+  if (LANES > 1) s = group_reduce<LANES, false>(s, static_cast<C *>(nullptr));
+  const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+  const C shift = a.algorithm == CUDNN_SOFTMAX_LOG && !a.backward ? mx + log(s) : C(0);
+  const C inv = C(1) / s;
+  for (int64_t i = lane; i < n; i += LANES) {
+    C r;
+    if (!a.backward) {
+      const C x = ld(in0, 0, i);
+      r = a.algorithm == CUDNN_SOFTMAX_LOG ? x - shift : exp_c(x - mx) * inv;
+    } else {
+      const C y = ld(in0, 0, i), dy = ld(in1, 1, i);
+      r = a.algorithm == CUDNN_SOFTMAX_LOG ? dy - exp_c(y) * s : y * (dy - s);
+    }
+    S &o = out[red_offset(a, nin, i)];
+    C val = alpha * r;
+    if (beta != C(0)) val += beta * Storage<S>::template load<C>(o);
+    o = Storage<S>::store(val);
+  }
+}
+
+template <class S, class C, int VEC, int NV, int GROUP>
+void launch_rows(const SoftmaxArgs &a, cudaStream_t stream) {
+  constexpr int kRowsPerBlock = kBlock / GROUP;
+  const int64_t blocks = (a.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  softmax_rows_kernel<S, C, VEC, NV, GROUP><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(a);
+  check_launch("softmax_rows_kernel");
+}
+
+// The register path when it applies; false otherwise.
+template <class S, class C>
+bool try_rows(const SoftmaxArgs &a, cudaStream_t stream) {
+  constexpr int VEC = static_cast<int>(16 / sizeof(S));
+  if (!a.contiguous || a.row_len % VEC != 0 || a.rows > 0x7fffffffLL) return false;
+  const void *ptrs[3] = {a.in0, a.in1, a.out};
+  const int nops = a.backward ? 3 : 2;
+  for (int o = 0; o < nops; ++o) {
+    const void *p = o == nops - 1 ? a.out : ptrs[o];
+    if (!aligned_to(p, 16)) return false;
+    for (int d = 0; d < a.kept_rank; ++d)
+      if (a.kept_stride[o][d] % VEC != 0) return false;
+  }
+  const int64_t nvec = a.row_len / VEC;
+  if (nvec <= 32) launch_rows<S, C, VEC, 1, 32>(a, stream);
+  else if (nvec <= 128) launch_rows<S, C, VEC, 4, 32>(a, stream);
+  else if (nvec <= 2 * kBlock) launch_rows<S, C, VEC, 2, kBlock>(a, stream);
+  else if (nvec <= 4 * kBlock) launch_rows<S, C, VEC, 4, kBlock>(a, stream);
+  else if (nvec <= 8 * kBlock) launch_rows<S, C, VEC, 8, kBlock>(a, stream);
+  else if (nvec <= 16 * kBlock) launch_rows<S, C, VEC, 16, kBlock>(a, stream);
+  else return false;
+  return true;
+}
+
+template <class S, class C>
+void launch_typed(const SoftmaxArgs &a, cudaStream_t stream) {
+  if (try_rows<S, C>(a, stream)) return;
+  // One thread per row when neighbouring rows are neighbouring elements and
+  // there are enough rows to fill the GPU; else a warp per row.
+  bool inner_contiguous = a.kept_rank > 0;
+  for (int o = 0; o < (a.backward ? 3 : 2) && inner_contiguous; ++o)
+    inner_contiguous = a.kept_stride[o][a.kept_rank - 1] == 1;
+  const bool thread_per_row = inner_contiguous && a.rows >= 32 * sm_count() * 8;
+  const int lanes = thread_per_row ? 1 : 32;
+  const int64_t blocks = (a.rows * lanes + kBlock - 1) / kBlock;
+  check_supported(blocks <= 0x7fffffffLL, "softmax: too many rows for one launch");
+  if (thread_per_row) softmax_generic_kernel<S, C, 1><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(a);
+  else softmax_generic_kernel<S, C, 32><<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(a);
+  check_launch("softmax_generic_kernel");
+}
+
+}  // namespace
+
+void launch_softmax(const SoftmaxArgs &a, void *stream_ptr) {
+  cudaStream_t stream = as_stream(stream_ptr);
+  if (a.rows == 0 || a.row_len == 0) return;
+  switch (a.dtype) {
+    case CUDNN_DATA_FLOAT: launch_typed<float, float>(a, stream); return;
+    case CUDNN_DATA_DOUBLE: launch_typed<double, double>(a, stream); return;
+    case CUDNN_DATA_HALF: launch_typed<half_bits, float>(a, stream); return;
+    case CUDNN_DATA_BFLOAT16: launch_typed<bf16_bits, float>(a, stream); return;
+    case CUDNN_DATA_INT8: launch_typed<int8_t, float>(a, stream); return;
+    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "softmax: no CUDA kernel for data type ", a.dtype);
+  }
+}
+
+}  // namespace fdnn::cuda
