@@ -13,8 +13,16 @@ struct cudnnContext;
 
 namespace fdnn::backend {
 
+struct GraphBinding {
+  graph::Uid uid;
+  size_t op_index;
+  void (*apply)(graph::Op &op, double value);
+};
+
 struct GraphState {
   std::shared_ptr<const graph::Graph> graph;
+  // By-value scalars that set op fields when a plan runs.
+  std::vector<GraphBinding> bindings;
   cudnnContext *handle = nullptr;
   Device device;
 };

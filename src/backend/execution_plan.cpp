@@ -119,6 +119,8 @@ void execute(cudnnContext &handle, const Descriptor &plan_desc, const Descriptor
   }
   for (graph::Tensor &t : g.tensors())
     if (t.by_value) t.value = read_host_scalar(vp.get(t.uid), t.dtype);
+  for (const GraphBinding &b : plan.config->engine->graph->bindings)
+    b.apply(g.ops()[b.op_index], g.tensor(b.uid).value);
   const size_t ws = plan.plan->workspace_size();
   if (ws > 0 && pack.workspace == nullptr)
     fail(CUDNN_STATUS_BAD_PARAM, "the plan needs ", ws, " bytes of workspace but the variant pack has none");

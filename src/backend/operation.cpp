@@ -16,6 +16,17 @@ graph::Uid OperationDescriptor::use_tensor(cudnnBackendAttributeName_t name, con
   return t.uid;
 }
 
+graph::Uid OperationDescriptor::bind_scalar(cudnnBackendAttributeName_t name, const char *what, bool required,
+                                            void (*apply)(graph::Op &, double)) {
+  const graph::Uid uid = use_tensor(name, what, required);
+  if (uid == graph::kNoTensor) return uid;
+  const graph::Tensor &t = tensors_.back();
+  check_supported(t.by_value, what, " must be a by-value scalar tensor (IS_BY_VALUE) in FreeDNN");
+  check_arg(t.element_count() == 1, what, " must hold one element");
+  bindings_.push_back({uid, 0, apply});
+  return uid;
+}
+
 bool is_operation_type(cudnnBackendDescriptorType_t t) {
   switch (t) {
     case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:

@@ -71,6 +71,7 @@ void OperationGraphDescriptor::do_finalize() {
       check_arg(producer.count(u) == 0, "tensor uid ", u, " is written by two operations");
       producer[u] = static_cast<int>(ios.size());
     }
+    for (const ScalarBinding &b : op.bindings()) state->bindings.push_back({b.uid, ios.size(), b.apply});
     ios.push_back(io);
     g->add_op(op.op());
   }

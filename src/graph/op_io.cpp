@@ -39,6 +39,22 @@ OpIo op_io(const Op &op) {
     add(io.inputs, m->a);
     add(io.inputs, m->b);
     add(io.outputs, m->c);
+  } else if (const auto *n = std::get_if<NormalizationOp>(&op)) {
+    if (n->backward) {
+      for (Uid u : {n->x, n->dy, n->scale, n->mean, n->inv_variance, n->mask}) add(io.inputs, u);
+      for (Uid u : {n->dx, n->dscale, n->dbias, n->dz}) add(io.outputs, u);
+    } else if (n->phase == CUDNN_NORM_FWD_INFERENCE) {
+      for (Uid u : {n->x, n->z, n->scale, n->bias, n->mean, n->inv_variance, n->variance}) add(io.inputs, u);
+      add(io.outputs, n->y);
+    } else {
+      for (Uid u : {n->x, n->z, n->scale, n->bias}) add(io.inputs, u);
+      // The running statistics are read and written; the legacy calls use one
+      // uid for both, which counts as an input only.
+      for (Uid u : {n->running_mean_in, n->running_var_in}) add(io.inputs, u);
+      for (Uid u : {n->y, n->mean, n->inv_variance, n->mask}) add(io.outputs, u);
+      if (n->running_mean_out != n->running_mean_in) add(io.outputs, n->running_mean_out);
+      if (n->running_var_out != n->running_var_in) add(io.outputs, n->running_var_out);
+    }
   } else {
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
          " operation are not known to the graph layer yet");

@@ -269,6 +269,122 @@ TEST_F(BackendApi, MatmulWithEpilogue) {
   }
 }
 
+// Batch norm through NORM_FORWARD (training) and NORM_BACKWARD with by-value
+// epsilon and exponential-average factor.
+TEST_F(BackendApi, BatchNormForwardTrainingAndBackward) {
+  Rng rng(15);
+  const int64_t N = 3, C = 4, H = 5, W = 6, M = N * H * W;
+  const std::vector<int64_t> xd{N, C, H, W}, sd{1, C, 1, 1};
+  auto x = tensor(1, xd), y = tensor(2, xd), scale = tensor(3, sd), bias = tensor(4, sd), mean = tensor(5, sd),
+       inv = tensor(6, sd), rm_in = tensor(7, sd), rv_in = tensor(8, sd), rm_out = tensor(9, sd),
+       rv_out = tensor(10, sd);
+  auto scalar = [&](int64_t uid, cudnnDataType_t dt) {
+    auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    const std::vector<int64_t> one{1, 1, 1, 1};
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, dt), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, int64_t{8}), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, true), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(t->finalize(), CUDNN_STATUS_SUCCESS);
+    return t;
+  };
+  auto eps = scalar(11, CUDNN_DATA_DOUBLE), factor = scalar(12, CUDNN_DATA_DOUBLE);
+  Desc fwd(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  const auto set_t = [](Desc &d, cudnnBackendAttributeName_t n, Desc &t) {
+    EXPECT_EQ(d.set1(n, CUDNN_TYPE_BACKEND_DESCRIPTOR, t.d), CUDNN_STATUS_SUCCESS) << n;
+  };
+  ASSERT_EQ(fwd.set1(CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_BATCH_NORM), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(fwd.set1(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, CUDNN_NORM_FWD_TRAINING),
+            CUDNN_STATUS_SUCCESS);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, *x);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, *y);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, *scale);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, *bias);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, *mean);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, *inv);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, *eps);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, *factor);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, *rm_in);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, *rv_in);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, *rm_out);
+  set_t(fwd, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, *rv_out);
+  ASSERT_EQ(fwd.finalize(), CUDNN_STATUS_SUCCESS);
+
+  const auto hx = random_floats(rng, N * C * H * W), hs = random_floats(rng, C), hb = random_floats(rng, C),
+             hrm = random_floats(rng, C);
+  std::vector<float> hrv(C);
+  for (float &v : hrv) v = static_cast<float>(rng.uniform(0.5, 2));
+  const double h_eps = 1e-3, h_factor = 0.25;
+  Buffer dx = upload(hx), dy = upload(std::vector<float>(hx.size(), NAN)), ds = upload(hs), db = upload(hb),
+         dm = upload(std::vector<float>(C, NAN)), di = upload(std::vector<float>(C, NAN)), drm = upload(hrm),
+         drv = upload(hrv), drm2 = upload(std::vector<float>(C, NAN)), drv2 = upload(std::vector<float>(C, NAN));
+  ASSERT_EQ(run({&fwd}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+                {dx.get(), dy.get(), ds.get(), db.get(), dm.get(), di.get(), drm.get(), drv.get(), drm2.get(),
+                 drv2.get(), const_cast<double *>(&h_eps), const_cast<double *>(&h_factor)}),
+            CUDNN_STATUS_SUCCESS);
+  const auto out = download(dy, hx.size()), gm = download(dm, C), gi = download(di, C), grm = download(drm2, C),
+             grv = download(drv2, C);
+  for (int64_t c = 0; c < C; ++c) {
+    double s = 0, ss = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < H * W; ++i) s += hx[(n * C + c) * H * W + i];
+    const double mu = s / M;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < H * W; ++i) ss += std::pow(hx[(n * C + c) * H * W + i] - mu, 2);
+    const double var = ss / M, istd = 1 / std::sqrt(var + h_eps);
+    EXPECT_NEAR(gm[c], mu, 1e-5);
+    EXPECT_NEAR(gi[c], istd, 1e-4 * istd);
+    EXPECT_NEAR(grm[c], (1 - h_factor) * hrm[c] + h_factor * mu, 1e-5);
+    EXPECT_NEAR(grv[c], (1 - h_factor) * hrv[c] + h_factor * var * M / (M - 1), 1e-4);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < H * W; ++i) {
+        const int64_t k = (n * C + c) * H * W + i;
+        EXPECT_NEAR(out[k], hs[c] * (hx[k] - mu) * istd + hb[c], 1e-4);
+      }
+  }
+
+  // Backward with the saved statistics.
+  auto dyt = tensor(20, xd), dxt = tensor(21, xd), dst = tensor(22, sd), dbt = tensor(23, sd);
+  Desc bwd(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR);
+  ASSERT_EQ(bwd.set1(CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_BATCH_NORM), CUDNN_STATUS_SUCCESS);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, *x);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, *dyt);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, *scale);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, *mean);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, *inv);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, *dst);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, *dbt);
+  set_t(bwd, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, *dxt);
+  ASSERT_EQ(bwd.finalize(), CUDNN_STATUS_SUCCESS);
+  const auto hdy = random_floats(rng, hx.size());
+  Buffer ddy = upload(hdy), ddx = upload(std::vector<float>(hx.size(), NAN)), dds = upload(std::vector<float>(C, NAN)),
+         ddb = upload(std::vector<float>(C, NAN));
+  ASSERT_EQ(run({&bwd}, {1, 20, 3, 5, 6, 22, 23, 21},
+                {dx.get(), ddy.get(), ds.get(), dm.get(), di.get(), dds.get(), ddb.get(), ddx.get()}),
+            CUDNN_STATUS_SUCCESS);
+  const auto gdx = download(ddx, hx.size()), gds = download(dds, C), gdb = download(ddb, C);
+  for (int64_t c = 0; c < C; ++c) {
+    double sdy = 0, sdyx = 0;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < H * W; ++i) {
+        const int64_t k = (n * C + c) * H * W + i;
+        sdy += hdy[k];
+        sdyx += hdy[k] * (hx[k] - gm[c]) * gi[c];
+      }
+    EXPECT_NEAR(gdb[c], sdy, 1e-4 * (1 + std::fabs(sdy)));
+    EXPECT_NEAR(gds[c], sdyx, 1e-4 * (1 + std::fabs(sdyx)));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t i = 0; i < H * W; ++i) {
+        const int64_t k = (n * C + c) * H * W + i;
+        const double xhat = (hx[k] - gm[c]) * gi[c];
+        const double want = hs[c] * gi[c] / M * (M * hdy[k] - sdy - xhat * sdyx);
+        EXPECT_NEAR(gdx[k], want, 1e-4 * (1 + std::fabs(want)));
+      }
+  }
+}
+
 TEST_F(BackendApi, AttributeRules) {
   Desc t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   const int64_t one = 1;
