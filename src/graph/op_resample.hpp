@@ -12,10 +12,42 @@
 
 namespace fdnn::graph {
 
-// SKELETON: the resample family fills in its fields.
+// A sliding-window resampling over the spatial dimensions of x: dimensions
+// 2 .. 2 + window.size() - 1 (N and C first, as in the backend API's
+// resample operations). Dimensions after the spatial ones (the lanes of
+// vector types) are carried through like C.
+//
+// Output position o of spatial dimension d reads input positions
+//   o * strides[d] - pre_padding[d] + k,  k in [0, window[d])
+// Positions outside [0, extent) are padding: ignored by MAXPOOL (the legacy
+// API's NEG_INF_PAD), zeros counted in the divisor by AVGPOOL_INCLUDE_PADDING,
+// left out of the divisor by AVGPOOL_EXCLUDE_PADDING. y's extents are given
+// by the caller (the legacy API accepts any), so post_padding only matters to
+// the include-padding divisor: positions past extent + post_padding are not
+// counted.
+//
+// Forward: y = alpha * pool(x) + beta * y.
+// Backward: dx = alpha * (gradient of pool at x, applied to dy) + beta * dx.
+//   Max pooling finds the window's maximum again from x (legacy pooling has no
+//   index tensor) or takes it from `index` (backend API, when present).
 struct ResampleOp {
   static constexpr const char *kKind = "resample";
+  cudnnResampleMode_t mode = CUDNN_RESAMPLE_MAXPOOL;
+  cudnnPaddingMode_t padding_mode = CUDNN_NEG_INF_PAD;
+  cudnnNanPropagation_t nan_propagation = CUDNN_NOT_PROPAGATE_NAN;
+  cudnnDataType_t compute_type = CUDNN_DATA_FLOAT;
+  bool backward = false;
+  // Legacy CUDNN_POOLING_MAX_DETERMINISTIC (same results here: every engine
+  // is deterministic).
+  bool deterministic = false;
+  std::vector<int64_t> window, pre_padding, post_padding, strides;  // per spatial dimension
+  // Forward: x -> y. Backward: dy (and x for max pooling, y optional) -> dx.
+  Uid x = kNoTensor, y = kNoTensor, dy = kNoTensor, dx = kNoTensor;
+  Uid index = kNoTensor;  // optional argmax positions (backend API)
   Blend blend;
+
+  int spatial_dims() const { return static_cast<int>(window.size()); }
+  bool is_max() const { return mode == CUDNN_RESAMPLE_MAXPOOL; }
 };
 
 // One op in the graph's text forms (structural key and verbose lines).

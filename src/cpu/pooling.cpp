@@ -1,0 +1,417 @@
+// cpu.pooling: the fast CPU engine for pooling-style ResampleOps (2 or 3
+// spatial dimensions, any strides). 2-d problems run as 3-d ones with a
+// depth of 1.
+//  - Forward works on output rows (n, channel block, od, oh). When channels
+//    are innermost in x and y (NHWC, NDHWC) each output position folds its
+//    window as vectors over a block of channels; otherwise (NCHW and other
+//    strides) each channel's row of outputs is folded one window column at a
+//    time, vectorised over the output width.
+//  - Backward scatters dy of a (n, channel block) into a float (double)
+//    gradient plane through the same windows (max: to the first maximum of
+//    x, found again), then blends it into dx.
+// Work is spread over the thread pool; types are template parameters, so no
+// hot loop switches on a type.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/resample_support.hpp"
+#include "core/thread_pool.hpp"
+#include "cpu/dtype_io.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+constexpr int kMaxBlock = 64;  // channels per block when channels are innermost
+
+// The problem normalised to N, C, D, H, W.
+struct Geometry {
+  int64_t n = 1, c = 1;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
+  int64_t is[5] = {}, os[5] = {}, xs[5] = {};  // strides of in (x/dx), out (y/dy), x (backward max)
+  bool channels_inner = false;
+};
+
+Geometry make_geometry(const ResampleOperands &r) {
+  const graph::ResampleOp &op = *r.op;
+  const int s = op.spatial_dims();
+  Geometry G;
+  G.n = r.in->dims[0];
+  G.c = r.in->dims[1];
+  G.is[0] = r.in->strides[0];
+  G.is[1] = r.in->strides[1];
+  G.os[0] = r.out->strides[0];
+  G.os[1] = r.out->strides[1];
+  if (r.x) {
+    G.xs[0] = r.x->strides[0];
+    G.xs[1] = r.x->strides[1];
+  }
+  for (int d = 0; d < s; ++d) {
+    const int k = 3 - s + d;
+    G.in[k] = r.in->dims[2 + d];
+    G.out[k] = r.out->dims[2 + d];
+    G.win[k] = op.window[d];
+    G.pad[k] = op.pre_padding[d];
+    G.str[k] = op.strides[d];
+    G.is[2 + k] = r.in->strides[2 + d];
+    G.os[2 + k] = r.out->strides[2 + d];
+    if (r.x) G.xs[2 + k] = r.x->strides[2 + d];
+  }
+  G.channels_inner = G.c > 1 && G.is[1] == 1 && G.os[1] == 1 && (!r.x || G.xs[1] == 1);
+  return G;
+}
+
+// The window of output position o along dimension k: valid range [lo, hi).
+inline void window_range(const Geometry &G, int k, int64_t o, int64_t &start, int64_t &lo, int64_t &hi) {
+  start = o * G.str[k] - G.pad[k];
+  lo = std::max<int64_t>(start, 0);
+  hi = std::min<int64_t>(start + G.win[k], G.in[k]);
+}
+
+template <class C>
+struct Divisors {
+  // Per dimension and output position: 1 / count (average modes).
+  std::vector<C> inv[3];
+  Divisors(const graph::ResampleOp &op, const Geometry &G) {
+    const int s = op.spatial_dims();
+    for (int k = 0; k < 3; ++k) {
+      inv[k].resize(static_cast<size_t>(G.out[k]));
+      for (int64_t o = 0; o < G.out[k]; ++o) {
+        int64_t count = 1;
+        if (k >= 3 - s) {
+          const int d = k - (3 - s);
+          count = average_count(op, d, window_start(op, d, o), G.in[k]);
+        }
+        // An empty window: 0/0 (NaN) when excluding padding, 0 otherwise (cuDNN).
+        const C empty = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? std::numeric_limits<C>::quiet_NaN() : C(0);
+        inv[k][static_cast<size_t>(o)] = count > 0 ? C(1) / static_cast<C>(count) : empty;
+      }
+    }
+  }
+  C at(int64_t od, int64_t oh, int64_t ow) const {
+    return inv[0][static_cast<size_t>(od)] * inv[1][static_cast<size_t>(oh)] * inv[2][static_cast<size_t>(ow)];
+  }
+};
+
+template <class S, class C>
+struct Kernels {
+  using T = typename S::type;
+  static C load(const T *p) {
+    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
+    else return S::to_float(*p);
+  }
+  static T store(C v) {
+    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
+    else return S::from_float(v);
+  }
+
+  const graph::ResampleOp &op;
+  const Geometry &G;
+  bool is_max, prop;
+  C alpha, beta;
+  Divisors<C> div;
+
+  Kernels(const graph::ResampleOp &o, const Geometry &g)
+      : op(o), G(g), is_max(o.is_max()), prop(o.nan_propagation == CUDNN_PROPAGATE_NAN),
+        alpha(static_cast<C>(o.blend.alpha)), beta(static_cast<C>(o.blend.beta)), div(o, g) {}
+
+  static C fold_max(C acc, C v, bool prop) {
+    if (prop) return (v > acc || v != v) && acc == acc ? v : acc;
+    return v > acc ? v : acc;
+  }
+
+  C finish(C acc, int64_t od, int64_t oh, int64_t ow) const { return is_max ? acc : acc * div.at(od, oh, ow); }
+
+  void put(T *p, C v) const {
+    C r = alpha * v;
+    if (beta != C(0)) r += beta * load(p);
+    *p = store(r);
+  }
+
+  // ---- forward -----------------------------------------------------------
+  // Channels innermost: one output position, a block of cb channels.
+  void forward_vector(const T *x, T *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
+    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    alignas(64) C acc[kMaxBlock];
+    int64_t sd, d0, d1, sh, h0, h1;
+    window_range(G, 0, od, sd, d0, d1);
+    window_range(G, 1, oh, sh, h0, h1);
+    for (int64_t ow = 0; ow < G.out[2]; ++ow) {
+      int64_t sw, w0, w1;
+      window_range(G, 2, ow, sw, w0, w1);
+      for (int64_t c = 0; c < cb; ++c) acc[c] = init;
+      for (int64_t id = d0; id < d1; ++id)
+        for (int64_t ih = h0; ih < h1; ++ih)
+          for (int64_t iw = w0; iw < w1; ++iw) {
+            const T *p = x + n * G.is[0] + c0 + id * G.is[2] + ih * G.is[3] + iw * G.is[4];
+            if (is_max) {
+              if (prop)
+                for (int64_t c = 0; c < cb; ++c) acc[c] = fold_max(acc[c], load(p + c), true);
+              else
+                for (int64_t c = 0; c < cb; ++c) {
+                  const C v = load(p + c);
+                  acc[c] = v > acc[c] ? v : acc[c];
+                }
+            } else {
+              for (int64_t c = 0; c < cb; ++c) acc[c] += load(p + c);
+            }
+          }
+      T *q = y + n * G.os[0] + c0 + od * G.os[2] + oh * G.os[3] + ow * G.os[4];
+      const C scale = is_max ? C(1) : div.at(od, oh, ow);
+      for (int64_t c = 0; c < cb; ++c) put(q + c, acc[c] * scale);
+    }
+  }
+
+  // Any strides: a row of outputs of one channel, folded per window column.
+  void forward_row(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh, C *acc) const {
+    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    const int64_t OW = G.out[2];
+    for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = init;
+    int64_t sd, d0, d1, sh, h0, h1;
+    window_range(G, 0, od, sd, d0, d1);
+    window_range(G, 1, oh, sh, h0, h1);
+    const int64_t sxw = G.is[4], strw = G.str[2];
+    for (int64_t id = d0; id < d1; ++id)
+      for (int64_t ih = h0; ih < h1; ++ih) {
+        const T *row = x + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
+        for (int64_t kw = 0; kw < G.win[2]; ++kw) {
+          // Outputs whose column kw is inside the input: 0 <= ow*str - pad + kw < W.
+          const int64_t off = kw - G.pad[2];
+          int64_t lo = off >= 0 ? 0 : (-off + strw - 1) / strw;
+          int64_t hi = G.in[2] - 1 - off < 0 ? 0 : (G.in[2] - 1 - off) / strw + 1;
+          hi = std::min(hi, OW);
+          if (is_max) {
+            if (prop)
+              for (int64_t ow = lo; ow < hi; ++ow) acc[ow] = fold_max(acc[ow], load(row + (ow * strw + off) * sxw), true);
+            else
+              for (int64_t ow = lo; ow < hi; ++ow) {
+                const C v = load(row + (ow * strw + off) * sxw);
+                acc[ow] = v > acc[ow] ? v : acc[ow];
+              }
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) acc[ow] += load(row + (ow * strw + off) * sxw);
+          }
+        }
+      }
+    T *q = y + n * G.os[0] + c * G.os[1] + od * G.os[2] + oh * G.os[3];
+    for (int64_t ow = 0; ow < OW; ++ow) put(q + ow * G.os[4], finish(acc[ow], od, oh, ow));
+  }
+
+  // ---- backward ----------------------------------------------------------
+  // One channel of one image when channels are not innermost: each output
+  // row is handled a window column at a time, vectorised over the output
+  // width (max: the running maximum and its position per output), then the
+  // row's dy is scattered into the gradient plane.
+  void backward_plane(const T *x, const T *dy, T *dx, int64_t n, int64_t c, std::vector<C> &grad,
+                      std::vector<C> &best, std::vector<int64_t> &at, std::vector<C> &gs) const {
+    const int64_t D = G.in[0], H = G.in[1], W = G.in[2], OW = G.out[2], strw = G.str[2];
+    grad.assign(static_cast<size_t>(D * H * W), C(0));
+    best.resize(static_cast<size_t>(OW));
+    at.resize(static_cast<size_t>(OW));
+    gs.resize(static_cast<size_t>(OW));
+    for (int64_t od = 0; od < G.out[0]; ++od) {
+      int64_t sd, d0, d1;
+      window_range(G, 0, od, sd, d0, d1);
+      for (int64_t oh = 0; oh < G.out[1]; ++oh) {
+        int64_t sh, h0, h1;
+        window_range(G, 1, oh, sh, h0, h1);
+        if (d0 >= d1 || h0 >= h1) continue;
+        const T *g = dy + n * G.os[0] + c * G.os[1] + od * G.os[2] + oh * G.os[3];
+        for (int64_t ow = 0; ow < OW; ++ow) gs[ow] = load(g + ow * G.os[4]);
+        if (is_max) {
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            best[ow] = std::numeric_limits<C>::lowest();
+            at[ow] = -1;
+          }
+        } else {
+          for (int64_t ow = 0; ow < OW; ++ow) gs[ow] *= div.at(od, oh, ow);
+        }
+        for (int64_t id = d0; id < d1; ++id)
+          for (int64_t ih = h0; ih < h1; ++ih) {
+            const T *row = x ? x + n * G.xs[0] + c * G.xs[1] + id * G.xs[2] + ih * G.xs[3] : nullptr;
+            C *grow = grad.data() + (id * H + ih) * W;
+            const int64_t base = (id * H + ih) * W;
+            for (int64_t kw = 0; kw < G.win[2]; ++kw) {
+              const int64_t off = kw - G.pad[2];
+              const int64_t lo = off >= 0 ? 0 : (-off + strw - 1) / strw;
+              const int64_t hi = std::min(OW, W - 1 - off < 0 ? int64_t{0} : (W - 1 - off) / strw + 1);
+              if (is_max) {
+                const int64_t sx = G.xs[4];
+                for (int64_t ow = lo; ow < hi; ++ow) {
+                  const C v = load(row + (ow * strw + off) * sx);
+                  const bool take = prop ? (best[ow] == best[ow] && (v != v || v > best[ow])) : v > best[ow];
+                  best[ow] = take ? v : best[ow];
+                  at[ow] = take ? base + ow * strw + off : at[ow];
+                }
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) grow[ow * strw + off] += gs[ow];
+              }
+            }
+          }
+        if (is_max)
+          for (int64_t ow = 0; ow < OW; ++ow)
+            if (at[ow] >= 0) grad[static_cast<size_t>(at[ow])] += gs[ow];
+      }
+    }
+    for (int64_t id = 0; id < D; ++id)
+      for (int64_t ih = 0; ih < H; ++ih) {
+        T *p = dx + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
+        const C *q = grad.data() + (id * H + ih) * W;
+        for (int64_t iw = 0; iw < W; ++iw) put(p + iw * G.is[4], q[iw]);
+      }
+  }
+
+  // One (n, channel block): gradient plane grad[d][h][w][cb], then dx.
+  void backward_unit(const T *x, const T *dy, T *dx, int64_t n, int64_t c0, int64_t cb, std::vector<C> &grad) const {
+    const int64_t D = G.in[0], H = G.in[1], W = G.in[2];
+    grad.assign(static_cast<size_t>(D * H * W * cb), C(0));
+    C best[kMaxBlock];
+    int64_t at[kMaxBlock];
+    for (int64_t od = 0; od < G.out[0]; ++od) {
+      int64_t sd, d0, d1;
+      window_range(G, 0, od, sd, d0, d1);
+      for (int64_t oh = 0; oh < G.out[1]; ++oh) {
+        int64_t sh, h0, h1;
+        window_range(G, 1, oh, sh, h0, h1);
+        for (int64_t ow = 0; ow < G.out[2]; ++ow) {
+          int64_t sw, w0, w1;
+          window_range(G, 2, ow, sw, w0, w1);
+          if (d0 >= d1 || h0 >= h1 || w0 >= w1) continue;
+          const T *g = dy + n * G.os[0] + c0 * G.os[1] + od * G.os[2] + oh * G.os[3] + ow * G.os[4];
+          if (is_max) {
+            for (int64_t c = 0; c < cb; ++c) {
+              best[c] = std::numeric_limits<C>::lowest();
+              at[c] = -1;
+            }
+            for (int64_t id = d0; id < d1; ++id)
+              for (int64_t ih = h0; ih < h1; ++ih)
+                for (int64_t iw = w0; iw < w1; ++iw) {
+                  const T *p = x + n * G.xs[0] + c0 * G.xs[1] + id * G.xs[2] + ih * G.xs[3] + iw * G.xs[4];
+                  const int64_t cell = (id * H + ih) * W + iw;
+                  for (int64_t c = 0; c < cb; ++c) {
+                    const C v = load(p + c * G.xs[1]);
+                    // First maximum; with propagation the first NaN, kept.
+                    const bool take = prop ? (best[c] == best[c] && (v != v || v > best[c])) : v > best[c];
+                    best[c] = take ? v : best[c];
+                    at[c] = take ? cell : at[c];
+                  }
+                }
+            for (int64_t c = 0; c < cb; ++c)
+              if (at[c] >= 0) grad[static_cast<size_t>(at[c] * cb + c)] += load(g + c * G.os[1]);
+          } else {
+            const C inv = div.at(od, oh, ow);
+            for (int64_t id = d0; id < d1; ++id)
+              for (int64_t ih = h0; ih < h1; ++ih)
+                for (int64_t iw = w0; iw < w1; ++iw) {
+                  C *q = grad.data() + ((id * H + ih) * W + iw) * cb;
+                  for (int64_t c = 0; c < cb; ++c) q[c] += load(g + c * G.os[1]) * inv;
+                }
+          }
+        }
+      }
+    }
+    for (int64_t id = 0; id < D; ++id)
+      for (int64_t ih = 0; ih < H; ++ih)
+        for (int64_t iw = 0; iw < W; ++iw) {
+          T *p = dx + n * G.is[0] + c0 * G.is[1] + id * G.is[2] + ih * G.is[3] + iw * G.is[4];
+          const C *q = grad.data() + ((id * H + ih) * W + iw) * cb;
+          for (int64_t c = 0; c < cb; ++c) put(p + c * G.is[1], q[c]);
+        }
+  }
+};
+
+template <class S, class C>
+void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, const VariantPack &pack) {
+  using T = typename S::type;
+  const graph::ResampleOp &op = *r.op;
+  Kernels<S, C> k(op, G);
+  ThreadPool *pool = ctx.pool;
+  const auto par = [&](int64_t n, const std::function<void(int64_t, int64_t)> &body) {
+    if (pool && pool->size() > 1 && n > 1) pool->parallel_for(n, body);
+    else body(0, n);
+  };
+  const int64_t cb = G.channels_inner ? std::min<int64_t>(G.c, op.backward ? 16 : kMaxBlock) : 1;
+  const int64_t blocks = (G.c + cb - 1) / cb;
+  if (!op.backward) {
+    const T *x = static_cast<const T *>(pack.get(op.x));
+    T *y = static_cast<T *>(pack.get(op.y));
+    const int64_t rows = G.n * blocks * G.out[0] * G.out[1];
+    par(rows, [&](int64_t b, int64_t e) {
+      std::vector<C> acc(static_cast<size_t>(G.out[2]));
+      for (int64_t i = b; i < e; ++i) {
+        int64_t rest = i;
+        const int64_t oh = rest % G.out[1];
+        rest /= G.out[1];
+        const int64_t od = rest % G.out[0];
+        rest /= G.out[0];
+        const int64_t blk = rest % blocks, n = rest / blocks;
+        if (G.channels_inner) k.forward_vector(x, y, n, blk * cb, std::min(cb, G.c - blk * cb), od, oh);
+        else k.forward_row(x, y, n, blk, od, oh, acc.data());
+      }
+    });
+    return;
+  }
+  const T *x = r.x ? static_cast<const T *>(pack.get(op.x)) : nullptr;
+  const T *dy = static_cast<const T *>(pack.get(op.dy));
+  T *dx = static_cast<T *>(pack.get(op.dx));
+  par(G.n * blocks, [&](int64_t b, int64_t e) {
+    std::vector<C> grad, best, gs;
+    std::vector<int64_t> at;
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t blk = i % blocks, n = i / blocks;
+      if (G.channels_inner) k.backward_unit(x, dy, dx, n, blk * cb, std::min(cb, G.c - blk * cb), grad);
+      else k.backward_plane(x, dy, dx, n, blk, grad, best, at, gs);
+    }
+  });
+}
+
+bool engine_type(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16 ||
+         t == CUDNN_DATA_INT8;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  using ExecutionPlan::ExecutionPlan;
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const ResampleOperands r = resample_operands(g);
+    const Geometry G = make_geometry(r);
+    const bool dbl = resample_computes_in_double(g, *r.op);
+    const bool ok = visit_fast_type(r.in->dtype, [&](auto s) {
+      using S = decltype(s);
+      if (dbl) run<S, double>(ctx, r, G, pack);
+      else run<S, float>(ctx, r, G, pack);
+    });
+    if (!ok) fail(CUDNN_STATUS_NOT_SUPPORTED, "cpu.pooling: unsupported data type");
+  }
+};
+
+class PoolingEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.pooling"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  Support supports(const graph::Graph &g) const override {
+    Support s = check_single_resample(g);
+    if (!s) return s;
+    const ResampleOperands r = resample_operands(g);
+    const int sp = r.op->spatial_dims();
+    if (sp < 2 || sp > 3) return Support::no("cpu.pooling runs 2 or 3 spatial dimensions");
+    if (r.in->rank() != 2 + sp) return Support::no("cpu.pooling needs N, C and the spatial dimensions only");
+    if (!engine_type(r.in->dtype)) return Support::no("cpu.pooling: data type not handled");
+    return Support::yes();
+  }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::PoolingEngine;
+FDNN_REGISTER_ENGINE(PoolingEngine)

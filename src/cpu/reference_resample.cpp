@@ -1,0 +1,167 @@
+// cpu.reference.resample: the obviously-correct pooling engine. For every
+// output position it visits the window in row-major order in float64:
+// forward max/average, backward by scattering each dy into dx through the
+// same window (max: to the window's first maximum, found again from x).
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/resample_support.hpp"
+#include "cpu/dtype_io.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+int64_t offset_of(const graph::Tensor &t, const std::vector<int64_t> &idx) {
+  int64_t off = 0;
+  for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * t.strides[d];
+  return off;
+}
+
+// Calls f(index) for every multi-index of dims in row-major order.
+template <class F>
+void for_each(const std::vector<int64_t> &dims, F &&f) {
+  int64_t total = 1;
+  for (int64_t e : dims) total *= e;
+  std::vector<int64_t> idx(dims.size(), 0);
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t r = i;
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+      idx[d] = r % dims[d];
+      r /= dims[d];
+    }
+    f(idx);
+  }
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  using ExecutionPlan::ExecutionPlan;
+
+  void execute(const ExecContext &, const graph::Graph &g, const VariantPack &pack) const override {
+    const ResampleOperands r = resample_operands(g);
+    const graph::ResampleOp &op = *r.op;
+    const graph::Tensor &in = *r.in, &out = *r.out;
+    const int s = op.spatial_dims();
+    const bool propagate = op.nan_propagation == CUDNN_PROPAGATE_NAN;
+    const void *x_data = r.x ? pack.get(r.x->uid) : nullptr;
+
+    // The window of output index o: the in-bounds input indices (row-major)
+    // and the divisor of an average.
+    auto window = [&](const std::vector<int64_t> &o, std::vector<std::vector<int64_t>> &cells, double &divisor) {
+      cells.clear();
+      std::vector<int64_t> wdims(op.window.begin(), op.window.end());
+      divisor = 1;
+      for (int d = 0; d < s; ++d)
+        divisor *= static_cast<double>(average_count(op, d, window_start(op, d, o[2 + d]), in.dims[2 + d]));
+      for_each(wdims, [&](const std::vector<int64_t> &k) {
+        std::vector<int64_t> i = o;
+        for (int d = 0; d < s; ++d) {
+          i[2 + d] = window_start(op, d, o[2 + d]) + k[d];
+          if (i[2 + d] < 0 || i[2 + d] >= in.dims[2 + d]) return;
+        }
+        cells.push_back(i);
+      });
+    };
+    // Max over the cells of x, as cuDNN computes it: the running maximum
+    // starts at the compute type's lowest finite value (so a window without
+    // input positions gives -FLT_MAX) and moves only on a strictly greater
+    // value (ties keep the first); with propagation the first NaN sticks.
+    // Returns the position of the chosen cell or -1.
+    const double lowest = resample_computes_in_double(g, op) ? -std::numeric_limits<double>::max()
+                                                             : -static_cast<double>(std::numeric_limits<float>::max());
+    auto argmax = [&](const std::vector<std::vector<int64_t>> &cells, double &best) {
+      best = lowest;
+      int64_t at = -1;
+      for (size_t c = 0; c < cells.size(); ++c) {
+        const double v = load_lane(r.x->dtype, x_data, offset_of(*r.x, cells[c]));
+        if (std::isnan(v)) {
+          if (propagate) {
+            best = v;
+            return static_cast<int64_t>(c);
+          }
+          continue;
+        }
+        if (v > best) {
+          best = v;
+          at = static_cast<int64_t>(c);
+        }
+      }
+      return at;
+    };
+
+    std::vector<std::vector<int64_t>> cells;
+    double divisor = 1;
+    if (!op.backward) {
+      void *y_data = pack.get(op.y);
+      for_each(out.dims, [&](const std::vector<int64_t> &o) {
+        window(o, cells, divisor);
+        double v;
+        if (op.is_max()) {
+          argmax(cells, v);
+        } else {
+          v = 0;
+          for (const auto &c : cells) v += load_lane(in.dtype, x_data, offset_of(in, c));
+          // An empty window: 0/0 (NaN) when excluding padding, as cuDNN.
+          if (divisor > 0) v /= divisor;
+          else v = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? std::nan("") : 0.0;
+        }
+        const int64_t yo = offset_of(out, o);
+        double res = op.blend.alpha * v;
+        if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(out.dtype, y_data, yo);
+        store_lane(out.dtype, y_data, yo, res);
+      });
+      return;
+    }
+
+    // Backward: accumulate the gradient of every input position, then blend.
+    const void *dy_data = pack.get(op.dy);
+    void *dx_data = pack.get(op.dx);
+    int64_t in_count = 1;
+    for (int64_t e : in.dims) in_count *= e;
+    std::vector<double> grad(static_cast<size_t>(in_count), 0.0);
+    auto linear = [&](const std::vector<int64_t> &i) {
+      int64_t l = 0;
+      for (size_t d = 0; d < i.size(); ++d) l = l * in.dims[d] + i[d];
+      return l;
+    };
+    for_each(out.dims, [&](const std::vector<int64_t> &o) {
+      window(o, cells, divisor);
+      const double g_o = load_lane(out.dtype, dy_data, offset_of(out, o));
+      if (op.is_max()) {
+        double best;
+        const int64_t at = argmax(cells, best);
+        if (at >= 0) grad[static_cast<size_t>(linear(cells[static_cast<size_t>(at)]))] += g_o;
+      } else if (divisor > 0) {
+        for (const auto &c : cells) grad[static_cast<size_t>(linear(c))] += g_o / divisor;
+      }
+    });
+    for_each(in.dims, [&](const std::vector<int64_t> &i) {
+      const int64_t xo = offset_of(in, i);
+      double res = op.blend.alpha * grad[static_cast<size_t>(linear(i))];
+      if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(in.dtype, dx_data, xo);
+      store_lane(in.dtype, dx_data, xo, res);
+    });
+  }
+};
+
+class ReferenceResampleEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.reference.resample"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  int priority() const override { return 1000; }
+  bool is_reference() const override { return true; }
+  Support supports(const graph::Graph &g) const override { return check_single_resample(g); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::ReferenceResampleEngine;
+FDNN_REGISTER_ENGINE(ReferenceResampleEngine)

@@ -1,0 +1,28 @@
+// Arguments of the CUDA pooling kernels (cuda.pooling): the problem
+// normalised to N, C, D, H, W (2-d problems have D = 1).
+#pragma once
+
+#include <cudnn_graph.h>
+
+#include <cstdint>
+
+namespace fdnn::cuda {
+
+struct PoolingArgs {
+  int64_t n = 1, c = 1;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, post[3] = {0, 0, 0}, str[3] = {1, 1, 1};
+  int64_t is[5] = {}, os[5] = {}, xs[5] = {};  // strides of x/dx, y/dy, x (backward)
+  bool backward = false, is_max = true, propagate_nan = false, exclude_padding = false;
+  bool channels_inner = false;  // threads step along C first (NHWC-like)
+  int vec = 1;                  // channels per thread (16-byte accesses when > 1)
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+  double alpha = 1, beta = 0;
+  const void *x = nullptr, *dy = nullptr;
+  void *y = nullptr, *dx = nullptr;
+};
+
+// Launches the forward or backward kernel on `stream` (a cudaStream_t).
+void launch_pooling(const PoolingArgs &a, void *stream);
+
+}  // namespace fdnn::cuda

@@ -1,0 +1,440 @@
+// CUDA kernels of cuda.pooling. Index arithmetic is 32-bit with
+// multiply-shift division (the engine keeps every span below 2^31).
+//  - Forward: one thread per output position and VEC channels (16-byte
+//    accesses when channels are innermost). Square 2x2 / 3x3 windows of 2-d
+//    problems have compile-time loops whose loads issue back to back.
+//  - Backward, 2-d with stride 1 or 2 in both dimensions: one thread per
+//    S x S block of input positions (every input lies in exactly one block)
+//    visits the outputs whose windows touch its block; max pooling finds each
+//    such window's first maximum again from x and adds dy where it lies in
+//    the block, the average spreads dy / count. Each dx is written once,
+//    without atomics, in a fixed order (deterministic).
+//  - Backward, anything else: one thread per input position gathers from
+//    the outputs whose windows cover it, the same way.
+// Max pooling starts from the compute type's lowest finite value and moves
+// on strictly greater values (the first maximum wins; a window without input
+// positions gives -FLT_MAX, as cuDNN); an average over no position is NaN
+// when padding is excluded (0/0, as cuDNN) and 0 otherwise.
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+#include "core/error.hpp"
+#include "cuda/cuda_util.hpp"
+#include "cuda/fast_divmod.hpp"
+#include "cuda/pooling_args.hpp"
+#include "cuda/storage_types.cuh"
+
+namespace fdnn::cuda {
+namespace {
+
+struct Geo {
+  int c, cv;
+  int in[3], out[3], win[3], pad[3], post[3], str[3];
+  int is[5], os[5], xs[5];
+  bool is_max, prop, exclude, channels_inner;
+  // The thread index space: (n, cq, p0, p1, p2) with cq innermost when
+  // channels are innermost, else p2 innermost; ext: extents of p.
+  int ext[3];
+  FastDivmod d_cv, d_e0, d_e1, d_e2;
+  int blk_lo[3];  // block kernel: the first block of each dimension
+};
+
+template <class C>
+__device__ inline C lowest() {
+  if constexpr (sizeof(C) == 8) return -DBL_MAX;
+  else return -FLT_MAX;
+}
+
+__device__ inline void split(const Geo &g, uint32_t t, int &n, int &cq, int *p) {
+  uint32_t r;
+  if (g.channels_inner) {
+    t = g.d_cv.divmod(t, r);
+    cq = static_cast<int>(r);
+    t = g.d_e2.divmod(t, r);
+    p[2] = static_cast<int>(r);
+    t = g.d_e1.divmod(t, r);
+    p[1] = static_cast<int>(r);
+    t = g.d_e0.divmod(t, r);
+    p[0] = static_cast<int>(r);
+    n = static_cast<int>(t);
+  } else {
+    t = g.d_e2.divmod(t, r);
+    p[2] = static_cast<int>(r);
+    t = g.d_e1.divmod(t, r);
+    p[1] = static_cast<int>(r);
+    t = g.d_e0.divmod(t, r);
+    p[0] = static_cast<int>(r);
+    t = g.d_cv.divmod(t, r);
+    cq = static_cast<int>(r);
+    n = static_cast<int>(t);
+  }
+}
+
+__device__ inline int count_in(const Geo &g, int k, int start) {
+  const int lo = g.exclude ? 0 : -g.pad[k];
+  const int hi = g.exclude ? g.in[k] : g.in[k] + g.post[k];
+  const int a = start > lo ? start : lo;
+  const int b = start + g.win[k] < hi ? start + g.win[k] : hi;
+  return b > a ? b - a : 0;
+}
+
+// 1 / (the window's count), NaN or 0 for an empty window.
+template <class C>
+__device__ inline C inverse_count(const Geo &g, const int *st) {
+  const int cnt = count_in(g, 0, st[0]) * count_in(g, 1, st[1]) * count_in(g, 2, st[2]);
+  if (cnt > 0) return C(1) / C(cnt);
+  return g.exclude ? C(NAN) : C(0);
+}
+
+template <class S, class C, int VEC>
+__device__ inline void load_vec(const S *p, C *v) {
+  if constexpr (VEC > 1) {
+    const Pack<S, VEC> pk = *reinterpret_cast<const Pack<S, VEC> *>(p);
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) v[l] = Storage<S>::template load<C>(pk.v[l]);
+  } else {
+    v[0] = Storage<S>::template load<C>(*p);
+  }
+}
+
+template <class S, class C, int VEC>
+__device__ inline void store_vec(S *p, const C *v, C alpha, C beta) {
+  Pack<S, VEC> pk;
+  if (beta != C(0)) pk = *reinterpret_cast<const Pack<S, VEC> *>(p);
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) {
+    C r = alpha * v[l];
+    if (beta != C(0)) r += beta * Storage<S>::template load<C>(pk.v[l]);
+    pk.v[l] = Storage<S>::store(r);
+  }
+  *reinterpret_cast<Pack<S, VEC> *>(p) = pk;
+}
+
+template <class C>
+__device__ inline C fold_max(C acc, C v, bool prop) {
+  if (prop) return ((v > acc || v != v) && acc == acc) ? v : acc;
+  return v > acc ? v : acc;
+}
+
+// Folds one window into acc (max or sum). K > 0: a K x K window of a 2-d
+// problem with compile-time loops; K == 0: any window.
+template <int K, class S, class C, int VEC>
+__device__ inline void fold_window(const Geo &g, const S *base, const int *xs, const int *st, C *acc) {
+  if constexpr (K > 0) {
+#pragma unroll
+    for (int kh = 0; kh < K; ++kh)
+#pragma unroll
+      for (int kw = 0; kw < K; ++kw) {
+        const int h = st[1] + kh, w = st[2] + kw;
+        if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+            static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2])) {
+          C v[VEC];
+          load_vec<S, C, VEC>(base + h * xs[3] + w * xs[4], v);
+#pragma unroll
+          for (int l = 0; l < VEC; ++l) acc[l] = g.is_max ? fold_max(acc[l], v[l], g.prop) : acc[l] + v[l];
+        }
+      }
+  } else {
+    const int d0 = max(st[0], 0), d1 = min(st[0] + g.win[0], g.in[0]);
+    const int h0 = max(st[1], 0), h1 = min(st[1] + g.win[1], g.in[1]);
+    const int w0 = max(st[2], 0), w1 = min(st[2] + g.win[2], g.in[2]);
+    for (int d = d0; d < d1; ++d)
+      for (int h = h0; h < h1; ++h)
+#pragma unroll 3
+        for (int w = w0; w < w1; ++w) {
+          C v[VEC];
+          load_vec<S, C, VEC>(base + d * xs[2] + h * xs[3] + w * xs[4], v);
+#pragma unroll
+          for (int l = 0; l < VEC; ++l) acc[l] = g.is_max ? fold_max(acc[l], v[l], g.prop) : acc[l] + v[l];
+        }
+  }
+}
+
+// The first maximum of a window per lane: its position as d * 2^20 + h * 2^10
+// + w... positions are compared whole, so a linear code in the input's
+// extents serves: (d * H + h) * W + w; -1 when none.
+template <int K, class S, class C, int VEC>
+__device__ inline void argmax_window(const Geo &g, const S *base, const int *st, int *at) {
+  C best[VEC];
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) {
+    best[l] = lowest<C>();
+    at[l] = -1;
+  }
+  auto visit = [&](int d, int h, int w) {
+    C v[VEC];
+    load_vec<S, C, VEC>(base + d * g.xs[2] + h * g.xs[3] + w * g.xs[4], v);
+    const int code = (d * g.in[1] + h) * g.in[2] + w;
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+      const bool take = g.prop ? (best[l] == best[l] && (v[l] != v[l] || v[l] > best[l])) : v[l] > best[l];
+      best[l] = take ? v[l] : best[l];
+      at[l] = take ? code : at[l];
+    }
+  };
+  if constexpr (K > 0) {
+#pragma unroll
+    for (int kh = 0; kh < K; ++kh)
+#pragma unroll
+      for (int kw = 0; kw < K; ++kw) {
+        const int h = st[1] + kh, w = st[2] + kw;
+        if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+            static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+          visit(0, h, w);
+      }
+  } else {
+    const int d0 = max(st[0], 0), d1 = min(st[0] + g.win[0], g.in[0]);
+    const int h0 = max(st[1], 0), h1 = min(st[1] + g.win[1], g.in[1]);
+    const int w0 = max(st[2], 0), w1 = min(st[2] + g.win[2], g.in[2]);
+    for (int d = d0; d < d1; ++d)
+      for (int h = h0; h < h1; ++h)
+        for (int w = w0; w < w1; ++w) visit(d, h, w);
+  }
+}
+
+template <int K, class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_forward(Geo g, const S *__restrict__ x, S *__restrict__ y, C alpha,
+                                                       C beta, uint32_t total) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int n, cq, o[3];
+  split(g, t, n, cq, o);
+  const int c = cq * VEC;
+  int st[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) st[k] = o[k] * g.str[k] - g.pad[k];
+  C acc[VEC];
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) acc[l] = g.is_max ? lowest<C>() : C(0);
+  fold_window<K, S, C, VEC>(g, x + n * g.is[0] + c * g.is[1], g.is, st, acc);
+  if (!g.is_max) {
+    const C inv = inverse_count<C>(g, st);
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) acc[l] *= inv;
+  }
+  store_vec<S, C, VEC>(y + n * g.os[0] + c * g.os[1] + o[0] * g.os[2] + o[1] * g.os[3] + o[2] * g.os[4], acc, alpha,
+                       beta);
+}
+
+// Backward of a 2-d problem with stride B in both dimensions, one thread per
+// B x B block of inputs (thread space: n, cq, 1, block row, block column).
+template <int K, int B, class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_backward_blocks(Geo g, const S *__restrict__ x,
+                                                               const S *__restrict__ dy, S *__restrict__ dx, C alpha,
+                                                               C beta, uint32_t total) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int n, cq, b[3];
+  split(g, t, n, cq, b);
+  const int c = cq * VEC;
+  const int bh = b[1] + g.blk_lo[1], bw = b[2] + g.blk_lo[2];
+  const int r0 = bh * B - g.pad[1], c0 = bw * B - g.pad[2];  // the block's first input row / column
+  // Outputs whose windows touch the block: o <= b and o * B >= b * B - win + 1.
+  const int oh0 = max(0, bh - (g.win[1] - 1) / B), oh1 = min(bh, g.out[1] - 1);
+  const int ow0 = max(0, bw - (g.win[2] - 1) / B), ow1 = min(bw, g.out[2] - 1);
+  C acc[B * B][VEC];
+#pragma unroll
+  for (int j = 0; j < B * B; ++j)
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) acc[j][l] = C(0);
+  const S *xb = x ? x + n * g.xs[0] + c * g.xs[1] : nullptr;
+  const S *gb = dy + n * g.os[0] + c * g.os[1];
+  for (int oh = oh0; oh <= oh1; ++oh)
+    for (int ow = ow0; ow <= ow1; ++ow) {
+      const int st[3] = {0, oh * B - g.pad[1], ow * B - g.pad[2]};
+      C gv[VEC];
+      load_vec<S, C, VEC>(gb + oh * g.os[3] + ow * g.os[4], gv);
+      if (g.is_max) {
+        int at[VEC];
+        argmax_window<K, S, C, VEC>(g, xb, st, at);
+#pragma unroll
+        for (int l = 0; l < VEC; ++l) {
+          const int ah = at[l] < 0 ? -1 : at[l] / g.in[2], aw = at[l] < 0 ? -1 : at[l] - ah * g.in[2];
+          const int jh = ah - r0, jw = aw - c0;
+#pragma unroll
+          for (int j = 0; j < B * B; ++j)
+            if (at[l] >= 0 && jh == j / B && jw == j % B) acc[j][l] += gv[l];
+        }
+      } else {
+        const C inv = inverse_count<C>(g, st);
+#pragma unroll
+        for (int j = 0; j < B * B; ++j) {
+          const int h = r0 + j / B, w = c0 + j % B;
+          if (h >= st[1] && h < st[1] + g.win[1] && w >= st[2] && w < st[2] + g.win[2])
+#pragma unroll
+            for (int l = 0; l < VEC; ++l) acc[j][l] += gv[l] * inv;
+        }
+      }
+    }
+#pragma unroll
+  for (int j = 0; j < B * B; ++j) {
+    const int h = r0 + j / B, w = c0 + j % B;
+    if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+        static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+      store_vec<S, C, VEC>(dx + n * g.is[0] + c * g.is[1] + h * g.is[3] + w * g.is[4], acc[j], alpha, beta);
+  }
+}
+
+// Backward of anything: one thread per input position.
+template <class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_backward_gather(Geo g, const S *__restrict__ x,
+                                                               const S *__restrict__ dy, S *__restrict__ dx, C alpha,
+                                                               C beta, uint32_t total) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int n, cq, i[3];
+  split(g, t, n, cq, i);
+  const int c = cq * VEC;
+  // Outputs whose windows cover i: o*s - p <= i <= o*s - p + w - 1.
+  int olo[3], ohi[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) {
+    const int a = i[k] + g.pad[k] - g.win[k] + 1;  // o*s >= a
+    olo[k] = a <= 0 ? 0 : (a + g.str[k] - 1) / g.str[k];
+    const int b = i[k] + g.pad[k];  // o*s <= b
+    ohi[k] = b < 0 ? 0 : min(b / g.str[k] + 1, g.out[k]);
+  }
+  const int mine = (i[0] * g.in[1] + i[1]) * g.in[2] + i[2];
+  C acc[VEC];
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) acc[l] = C(0);
+  const S *xb = x ? x + n * g.xs[0] + c * g.xs[1] : nullptr;
+  const S *gb = dy + n * g.os[0] + c * g.os[1];
+  for (int od = olo[0]; od < ohi[0]; ++od)
+    for (int oh = olo[1]; oh < ohi[1]; ++oh)
+      for (int ow = olo[2]; ow < ohi[2]; ++ow) {
+        const int st[3] = {od * g.str[0] - g.pad[0], oh * g.str[1] - g.pad[1], ow * g.str[2] - g.pad[2]};
+        C gv[VEC];
+        load_vec<S, C, VEC>(gb + od * g.os[2] + oh * g.os[3] + ow * g.os[4], gv);
+        if (g.is_max) {
+          int at[VEC];
+          argmax_window<0, S, C, VEC>(g, xb, st, at);
+#pragma unroll
+          for (int l = 0; l < VEC; ++l)
+            if (at[l] == mine) acc[l] += gv[l];
+        } else {
+          const C inv = inverse_count<C>(g, st);
+#pragma unroll
+          for (int l = 0; l < VEC; ++l) acc[l] += gv[l] * inv;
+        }
+      }
+  store_vec<S, C, VEC>(dx + n * g.is[0] + c * g.is[1] + i[0] * g.is[2] + i[1] * g.is[3] + i[2] * g.is[4], acc, alpha,
+                       beta);
+}
+
+// Sets the thread index space: n x cv x e0 x e1 x e2.
+uint32_t set_space(Geo &g, int n, const int *e) {
+  for (int k = 0; k < 3; ++k) g.ext[k] = e[k];
+  g.d_cv = FastDivmod(static_cast<uint32_t>(g.cv));
+  g.d_e0 = FastDivmod(static_cast<uint32_t>(e[0]));
+  g.d_e1 = FastDivmod(static_cast<uint32_t>(e[1]));
+  g.d_e2 = FastDivmod(static_cast<uint32_t>(e[2]));
+  return static_cast<uint32_t>(static_cast<int64_t>(n) * g.cv * e[0] * e[1] * e[2]);
+}
+
+unsigned blocks_for(uint32_t total) { return (total + 255) / 256; }
+
+template <class S, class C, int VEC>
+void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
+  g.cv = g.c / VEC;
+  const int n = static_cast<int>(a.n);
+  const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+  const S *x = static_cast<const S *>(a.x);
+  const bool two_d = g.in[0] == 1 && g.out[0] == 1 && g.win[0] == 1 && g.pad[0] == 0;
+  const bool square = two_d && g.win[1] == g.win[2];
+  if (!a.backward) {
+    const uint32_t total = set_space(g, n, g.out);
+    if (total == 0) return;
+    S *y = static_cast<S *>(a.y);
+    if (square && g.win[1] == 3)
+      pooling_forward<3, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, y, alpha, beta, total);
+    else if (square && g.win[1] == 2)
+      pooling_forward<2, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, y, alpha, beta, total);
+    else
+      pooling_forward<0, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, y, alpha, beta, total);
+    check_launch("pooling_forward");
+    return;
+  }
+  const S *dy = static_cast<const S *>(a.dy);
+  S *dx = static_cast<S *>(a.dx);
+  const int stride = g.str[1];
+  const bool blocks = two_d && g.str[1] == g.str[2] && (stride == 1 || stride == 2) && g.pad[1] >= 0 &&
+                      g.pad[2] >= 0;
+  if (blocks) {
+    // Input row r lies in block (r + pad) / stride.
+    int e[3] = {1, 0, 0};
+    for (int k = 1; k < 3; ++k) {
+      g.blk_lo[k] = g.pad[k] / stride;
+      e[k] = (g.in[k] - 1 + g.pad[k]) / stride - g.blk_lo[k] + 1;
+    }
+    const uint32_t total = set_space(g, n, e);
+    if (total == 0) return;
+#define FDNN_POOL_BLOCKS(K, B) \
+  pooling_backward_blocks<K, B, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, dy, dx, alpha, beta, total)
+    if (stride == 2) {
+      if (square && g.win[1] == 3) FDNN_POOL_BLOCKS(3, 2);
+      else if (square && g.win[1] == 2) FDNN_POOL_BLOCKS(2, 2);
+      else FDNN_POOL_BLOCKS(0, 2);
+    } else {
+      if (square && g.win[1] == 3) FDNN_POOL_BLOCKS(3, 1);
+      else FDNN_POOL_BLOCKS(0, 1);
+    }
+#undef FDNN_POOL_BLOCKS
+    check_launch("pooling_backward_blocks");
+    return;
+  }
+  const uint32_t total = set_space(g, n, g.in);
+  if (total == 0) return;
+  pooling_backward_gather<S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, dy, dx, alpha, beta, total);
+  check_launch("pooling_backward_gather");
+}
+
+template <class S, class C>
+void launch_vec(const PoolingArgs &a, const Geo &g, cudaStream_t stream) {
+  constexpr int kVec = 16 / sizeof(S) > 8 ? 8 : 16 / sizeof(S);
+  if constexpr (kVec > 1) {
+    if (a.vec == kVec) {
+      launch_typed<S, C, kVec>(a, g, stream);
+      return;
+    }
+  }
+  launch_typed<S, C, 1>(a, g, stream);
+}
+
+}  // namespace
+
+void launch_pooling(const PoolingArgs &a, void *stream) {
+  Geo g{};
+  g.c = static_cast<int>(a.c);
+  for (int k = 0; k < 3; ++k) {
+    g.in[k] = static_cast<int>(a.in[k]);
+    g.out[k] = static_cast<int>(a.out[k]);
+    g.win[k] = static_cast<int>(a.win[k]);
+    g.pad[k] = static_cast<int>(a.pad[k]);
+    g.post[k] = static_cast<int>(a.post[k]);
+    g.str[k] = static_cast<int>(a.str[k]);
+  }
+  for (int k = 0; k < 5; ++k) {
+    g.is[k] = static_cast<int>(a.is[k]);
+    g.os[k] = static_cast<int>(a.os[k]);
+    g.xs[k] = static_cast<int>(a.xs[k]);
+  }
+  g.is_max = a.is_max;
+  g.prop = a.propagate_nan;
+  g.exclude = a.exclude_padding;
+  g.channels_inner = a.channels_inner;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (a.dtype) {
+    case CUDNN_DATA_FLOAT: launch_vec<float, float>(a, g, s); break;
+    case CUDNN_DATA_DOUBLE: launch_vec<double, double>(a, g, s); break;
+    case CUDNN_DATA_HALF: launch_vec<half_bits, float>(a, g, s); break;
+    case CUDNN_DATA_BFLOAT16: launch_vec<bf16_bits, float>(a, g, s); break;
+    case CUDNN_DATA_INT8: launch_vec<int8_t, float>(a, g, s); break;
+    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cuda.pooling: no kernel for this data type");
+  }
+}
+
+}  // namespace fdnn::cuda

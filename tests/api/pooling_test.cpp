@@ -1,0 +1,507 @@
+// cudnnPoolingForward / cudnnPoolingBackward through the public API: random
+// 2-d and 3-d problems (modes, types, layouts, paddings, strides, windows
+// larger than the input, output extents other than the advised ones,
+// alpha/beta) against tests/common/pooling_reference, NaN rules, ties,
+// finite differences, and bad inputs. On a CPU handle every problem also
+// runs on a handle pinned to the reference engines.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "common/expect_status.hpp"
+#include "common/pooling_reference.hpp"
+#include "common/random.hpp"
+#include "common/tensor_data.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+struct Handles {
+  std::vector<cudnnHandle_t> all;
+  Handles() {
+    cudnnHandle_t h = nullptr;
+    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+    all.push_back(h);
+    if (!gpu_mode()) {
+      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
+      cudnnHandle_t r = nullptr;
+      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
+      all.push_back(r);
+    }
+  }
+  ~Handles() {
+    for (cudnnHandle_t h : all) cudnnDestroy(h);
+  }
+};
+
+struct PoolDesc {
+  cudnnPoolingDescriptor_t d = nullptr;
+  explicit PoolDesc(const PoolingParams &p) {
+    cudnnCreatePoolingDescriptor(&d);
+    EXPECT_EQ(cudnnSetPoolingNdDescriptor(d, p.mode, p.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
+                                          static_cast<int>(p.window.size()), p.window.data(), p.padding.data(),
+                                          p.stride.data()),
+              CUDNN_STATUS_SUCCESS);
+  }
+  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
+};
+
+HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
+  std::vector<int64_t> s;
+  switch (rng.integer(0, 2)) {
+    case 0: s = packed_strides(dims, Layout::nchw); break;
+    case 1: s = packed_strides(dims, Layout::nhwc); break;
+    default: s = random_strides(rng, dims); break;
+  }
+  return make_tensor(t, dims, s);
+}
+
+// Values without ties inside any window: distinct multiples of a step that
+// the type represents exactly (a permutation of a range of integers).
+void fill_distinct(HostTensor &t, Rng &rng) {
+  const int64_t n = t.elements();
+  int64_t range = 1000003;
+  double scale = 1.0 / 4096;
+  if (t.dtype == CUDNN_DATA_HALF) range = 2039, scale = 1.0 / 256;
+  if (t.dtype == CUDNN_DATA_BFLOAT16) range = 251, scale = 1.0 / 32;
+  if (t.dtype == CUDNN_DATA_INT8) range = 251, scale = 1;
+  const int64_t a = 1 + rng.integer(0, range - 2), b = rng.integer(0, range - 1);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<double>((i * a + b) % range - range / 2) * scale;
+  t.set_values(v);
+}
+
+cudnnPoolingMode_t random_mode(Rng &rng) {
+  static const std::vector<cudnnPoolingMode_t> modes = {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC,
+                                                        CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                                        CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING};
+  return rng.pick(modes);
+}
+
+// A random problem: x dims, params, y dims (usually the advised ones).
+struct Problem {
+  PoolingParams p;
+  std::vector<int64_t> x_dims, y_dims;
+};
+
+Problem random_problem(Rng &rng, int spatial) {
+  Problem pr;
+  pr.p.mode = random_mode(rng);
+  pr.p.propagate_nan = rng.coin();
+  pr.x_dims = {rng.integer(1, 3), rng.integer(1, 6)};
+  for (int d = 0; d < spatial; ++d) {
+    const int64_t n = rng.integer(1, spatial == 2 ? 12 : 6);
+    pr.x_dims.push_back(n);
+    int w = static_cast<int>(rng.integer(1, 4));
+    if (rng.coin(0.15)) w = static_cast<int>(n + rng.integer(0, 2));  // a window larger than the input
+    int pad = static_cast<int>(rng.integer(0, w - 1));
+    while (n + 2 * pad < w) ++pad;
+    pr.p.window.push_back(w);
+    pr.p.padding.push_back(pad);
+    pr.p.stride.push_back(static_cast<int>(rng.integer(1, 3)));
+  }
+  pr.y_dims = pooling_output_dims(pr.p, pr.x_dims);
+  if (rng.coin(0.2))  // cuDNN takes any output extent
+    for (int d = 0; d < spatial; ++d) pr.y_dims[2 + d] = std::max<int64_t>(1, pr.y_dims[2 + d] + rng.integer(-1, 1));
+  return pr;
+}
+
+cudnnDataType_t compute_of(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
+
+void run_forward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
+  const Problem pr = random_problem(rng, spatial);
+  HostTensor x = random_layout(rng, dt, pr.x_dims);
+  fill_distinct(x, rng);
+  HostTensor y0 = random_layout(rng, dt, pr.y_dims);
+  const bool blend = rng.coin(0.4);
+  const double alpha = rng.coin(0.5) ? 1.0 : 0.75, beta = blend ? -0.5 : 0.0;
+  if (blend) fill_random(y0, rng, -2, 2);
+  else poison(y0);
+  const std::vector<Expect> want = reference_pooling_forward(pr.p, x, alpha, beta, y0, compute_of(dt));
+  PoolDesc pd(pr.p);
+  TensorDesc xd(x), yd(y0);
+  const Scaling a(alpha), b(beta);
+  for (size_t e = 0; e < hs.all.size(); ++e) {
+    Buffer xb = upload(x), yb = upload(y0);
+    ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    HostTensor y = y0;
+    download(yb, y);
+    EXPECT_TRUE(matches(y, want)) << "iter " << iter << " engine " << e << " type " << type_name(dt) << " mode "
+                                  << pr.p.mode << " spatial " << spatial;
+    EXPECT_TRUE(gaps_untouched(y, y0));
+  }
+}
+
+void run_backward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
+  const Problem pr = random_problem(rng, spatial);
+  HostTensor x = random_layout(rng, dt, pr.x_dims);
+  fill_distinct(x, rng);
+  HostTensor y = random_layout(rng, dt, pr.y_dims);
+  fill_random(y, rng, -1, 1);  // not read by our engines; cuDNN's contents would be pool(x)
+  HostTensor dy = random_layout(rng, dt, pr.y_dims);
+  fill_random(dy, rng, -2, 2);
+  HostTensor dx0 = random_layout(rng, dt, pr.x_dims);
+  const bool blend = rng.coin(0.4);
+  const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
+  if (blend) fill_random(dx0, rng, -2, 2);
+  else poison(dx0);
+  // cuDNN's max backward reads y: give it the true forward result.
+  {
+    const std::vector<Expect> fy = reference_pooling_forward(pr.p, x, 1.0, 0.0, y, compute_of(dt));
+    std::vector<double> v;
+    for (const Expect &e : fy) v.push_back(e.value);
+    y.set_values(v);
+  }
+  const std::vector<Expect> want = reference_pooling_backward(pr.p, x, dy, alpha, beta, dx0, compute_of(dt));
+  PoolDesc pd(pr.p);
+  TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+  const Scaling a(alpha), b(beta);
+  for (size_t e = 0; e < hs.all.size(); ++e) {
+    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
+    ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
+                                   b.for_type(dt), dxd, dxb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    HostTensor dx = dx0;
+    download(dxb, dx);
+    EXPECT_TRUE(matches(dx, want)) << "iter " << iter << " engine " << e << " type " << type_name(dt) << " mode "
+                                   << pr.p.mode << " spatial " << spatial;
+    EXPECT_TRUE(gaps_untouched(dx, dx0));
+  }
+}
+
+TEST(PoolingForward, RandomModesTypesLayoutsAndBlending) {
+  Handles hs;
+  Rng rng(test_seed(301));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16,
+                                   CUDNN_DATA_INT8};
+  int iter = 0;
+  for (cudnnDataType_t dt : types)
+    for (int spatial : {2, 3})
+      for (int k = 0; k < 12; ++k) run_forward_case(hs, rng, dt, spatial, iter++);
+}
+
+TEST(PoolingBackward, RandomModesTypesLayoutsAndBlending) {
+  Handles hs;
+  Rng rng(test_seed(302));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  int iter = 0;
+  for (cudnnDataType_t dt : types)
+    for (int spatial : {2, 3})
+      for (int k = 0; k < 12; ++k) run_backward_case(hs, rng, dt, spatial, iter++);
+}
+
+// A few larger problems for the fast engines' vectorised and threaded paths.
+TEST(PoolingForward, LargerNchwAndNhwcProblems) {
+  Handles hs;
+  Rng rng(test_seed(303));
+  for (int k = 0; k < 4; ++k) {
+    PoolingParams p;
+    p.mode = k % 2 ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    p.window = {3, 3};
+    p.padding = {1, 1};
+    p.stride = {2, 2};
+    const std::vector<int64_t> xdims = {2, 24, 29, 31};
+    const cudnnDataType_t dt = k < 2 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
+    HostTensor x = make_tensor(dt, xdims, packed_strides(xdims, k % 2 ? Layout::nhwc : Layout::nchw));
+    fill_random(x, rng, -3, 3);
+    const std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
+    HostTensor y0 = make_tensor(dt, ydims, packed_strides(ydims, k % 2 ? Layout::nhwc : Layout::nchw));
+    poison(y0);
+    const auto want = reference_pooling_forward(p, x, 1.0, 0.0, y0, CUDNN_DATA_FLOAT);
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y0);
+    const Scaling a(1.0), b(0.0);
+    for (size_t e = 0; e < hs.all.size(); ++e) {
+      Buffer xb = upload(x), yb = upload(y0);
+      ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
+                CUDNN_STATUS_SUCCESS);
+      HostTensor y = y0;
+      download(yb, y);
+      EXPECT_TRUE(matches(y, want)) << k;
+    }
+  }
+}
+
+// NaN: PROPAGATE gives NaN where a window holds one; NOT_PROPAGATE skips it.
+TEST(PoolingForward, MaxNanPropagation) {
+  Handles hs;
+  for (bool prop : {false, true}) {
+    PoolingParams p;
+    p.mode = CUDNN_POOLING_MAX;
+    p.propagate_nan = prop;
+    p.window = {2, 2};
+    p.padding = {0, 0};
+    p.stride = {2, 2};
+    const std::vector<int64_t> dims = {1, 1, 4, 4};
+    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+    std::vector<double> v(16);
+    for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = i - 7.5;
+    v[5] = std::nan("");
+    x.set_values(v);
+    const std::vector<int64_t> yd_dims = {1, 1, 2, 2};
+    HostTensor y0 = make_tensor(CUDNN_DATA_FLOAT, yd_dims, packed_strides(yd_dims, Layout::nchw));
+    poison(y0);
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y0);
+    const float one = 1, zero = 0;
+    for (cudnnHandle_t h : hs.all) {
+      Buffer xb = upload(x), yb = upload(y0);
+      ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+      HostTensor y = y0;
+      download(yb, y);
+      if (prop) EXPECT_TRUE(std::isnan(y.get({0, 0, 0, 0})));
+      else EXPECT_EQ(y.get({0, 0, 0, 0}), 4 - 7.5);
+      EXPECT_EQ(y.get({0, 0, 1, 1}), 15 - 7.5);
+    }
+  }
+}
+
+// Windows that hold no input position (padding as large as the window):
+// max gives -FLT_MAX, the average 0/0 = NaN when padding is excluded and 0
+// when it is included (cuDNN 9.19 on the H100).
+TEST(PoolingForward, WindowsWithoutInputPositions) {
+  Handles hs;
+  for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                  CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
+    PoolingParams p;
+    p.mode = mode;
+    p.window = {2, 2};
+    p.padding = {2, 2};
+    p.stride = {1, 1};
+    const std::vector<int64_t> dims = {1, 1, 2, 2};
+    const std::vector<int64_t> ydims = pooling_output_dims(p, dims);  // 5 x 5
+    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+    x.set_values({1, 2, 3, 4});
+    HostTensor y0 = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
+    poison(y0);
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y0);
+    const float one = 1, zero = 0;
+    for (cudnnHandle_t h : hs.all) {
+      Buffer xb = upload(x), yb = upload(y0);
+      ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+      HostTensor y = y0;
+      download(yb, y);
+      const double corner = y.get({0, 0, 0, 0}), middle = y.get({0, 0, 2, 2});
+      if (mode == CUDNN_POOLING_MAX) {
+        EXPECT_EQ(corner, -3.4028234663852886e38);
+        EXPECT_EQ(middle, 4);
+      } else if (mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) {
+        EXPECT_TRUE(std::isnan(corner));
+        EXPECT_EQ(middle, 2.5);
+      } else {
+        EXPECT_EQ(corner, 0);
+        EXPECT_EQ(middle, 2.5);
+      }
+    }
+  }
+}
+
+// Ties: the gradient goes to one position per window (the first in
+// row-major order), never split.
+TEST(PoolingBackward, MaxTiesGoToTheFirstPosition) {
+  Handles hs;
+  PoolingParams p;
+  p.mode = CUDNN_POOLING_MAX;
+  p.window = {2, 2};
+  p.padding = {0, 0};
+  p.stride = {2, 2};
+  const std::vector<int64_t> dims = {1, 1, 2, 4}, ydims = {1, 1, 1, 2};
+  HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+  x.set_values({1, 1, 2, 3, 1, 1, 3, 3});
+  HostTensor y = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
+  y.set_values({1, 3});
+  HostTensor dy = y;
+  dy.set_values({10, 20});
+  HostTensor dx0 = x;
+  poison(dx0);
+  PoolDesc pd(p);
+  TensorDesc xd(x), yd(y);
+  const float one = 1, zero = 0;
+  for (cudnnHandle_t h : hs.all) {
+    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
+    ASSERT_EQ(cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, xd, dxb.get()),
+              CUDNN_STATUS_SUCCESS);
+    HostTensor dx = dx0;
+    download(dxb, dx);
+    EXPECT_EQ(dx.values(), (std::vector<double>{10, 0, 0, 20, 0, 0, 0, 0}));
+  }
+}
+
+// dx against central differences of sum(dy * pool(x)) (double, small).
+TEST(PoolingBackward, FiniteDifferences) {
+  Handles hs;
+  Rng rng(test_seed(304));
+  for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                  CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
+    PoolingParams p;
+    p.mode = mode;
+    p.window = {3, 2};
+    p.padding = {1, 1};
+    p.stride = {2, 1};
+    const std::vector<int64_t> dims = {1, 2, 5, 4};
+    const std::vector<int64_t> ydims = pooling_output_dims(p, dims);
+    const cudnnDataType_t dt = CUDNN_DATA_DOUBLE;
+    HostTensor x = make_tensor(dt, dims, packed_strides(dims, Layout::nchw));
+    fill_distinct(x, rng);  // spacing far above the step: no ties cross
+    HostTensor dy = make_tensor(dt, ydims, packed_strides(ydims, Layout::nchw));
+    fill_random(dy, rng, -1, 1);
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(dy);
+    const double one = 1, zero = 0;
+    cudnnHandle_t h = hs.all.front();
+    auto objective = [&](const HostTensor &xin) {
+      Buffer xb = upload(xin);
+      HostTensor y = dy;
+      Buffer yb = upload(y);
+      EXPECT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+      download(yb, y);
+      double s = 0;
+      const auto yv = y.values(), gv = dy.values();
+      for (size_t i = 0; i < yv.size(); ++i) s += yv[i] * gv[i];
+      return s;
+    };
+    HostTensor y = dy;
+    {
+      Buffer xb = upload(x), yb = upload(y);
+      ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+      download(yb, y);
+    }
+    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
+    HostTensor dx = x;
+    Buffer dxb = upload(dx);
+    ASSERT_EQ(cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, xd, dxb.get()),
+              CUDNN_STATUS_SUCCESS);
+    download(dxb, dx);
+    const double step = 1e-6;
+    std::vector<double> xv = x.values();
+    const std::vector<double> g = dx.values();
+    for (size_t i = 0; i < xv.size(); ++i) {
+      HostTensor xp = x, xm = x;
+      std::vector<double> v = xv;
+      v[i] += step;
+      xp.set_values(v);
+      v[i] -= 2 * step;
+      xm.set_values(v);
+      const double fd = (objective(xp) - objective(xm)) / (2 * step);
+      EXPECT_NEAR(g[i], fd, 1e-6) << "mode " << mode << " element " << i;
+    }
+  }
+}
+
+// Bad inputs, with the statuses of cuDNN.
+TEST(PoolingForward, BadInputs) {
+  Handles hs;
+  cudnnHandle_t h = hs.all.front();
+  PoolingParams p;
+  p.window = {2, 2};
+  p.padding = {0, 0};
+  p.stride = {2, 2};
+  PoolDesc pd(p);
+  const std::vector<int64_t> dims = {1, 2, 4, 4}, ydims = {1, 2, 2, 2};
+  HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+  HostTensor y = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
+  Buffer xb = upload(x), yb = upload(y);
+  TensorDesc xd(x), yd(y);
+  const float one = 1, zero = 0;
+  const char *fn = "cudnnPoolingForward";
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(nullptr, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()),
+                      CUDNN_STATUS_BAD_PARAM, fn, "handle");
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, nullptr, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM,
+                      fn, "poolingDesc");
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, nullptr, xb.get(), &zero, yd, yb.get()),
+                      CUDNN_STATUS_BAD_PARAM, fn, "xDesc");
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, nullptr, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM,
+                      fn, "alpha");
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, xd, nullptr, &zero, yd, yb.get()), CUDNN_STATUS_BAD_PARAM, fn,
+                      "x");
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, nullptr), CUDNN_STATUS_BAD_PARAM, fn,
+                      "y");
+  // N or C differ.
+  const std::vector<int64_t> yc = {1, 3, 2, 2};
+  TensorDesc ycd(CUDNN_DATA_FLOAT, yc, packed_strides(yc, Layout::nchw));
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, ycd, yb.get()), CUDNN_STATUS_BAD_PARAM,
+                      fn, "yDesc");
+  // Types differ.
+  TensorDesc yh(CUDNN_DATA_HALF, ydims, packed_strides(ydims, Layout::nchw));
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yh, yb.get()), CUDNN_STATUS_BAD_PARAM, fn,
+                      "yDesc");
+  // Rank differs from the descriptor's.
+  const std::vector<int64_t> d5 = {1, 2, 4, 4, 1}, y5 = {1, 2, 2, 2, 1};
+  TensorDesc x5(CUDNN_DATA_FLOAT, d5, packed_strides(d5, Layout::nchw));
+  TensorDesc y5d(CUDNN_DATA_FLOAT, y5, packed_strides(y5, Layout::nchw));
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, x5, xb.get(), &zero, y5d, yb.get()), CUDNN_STATUS_BAD_PARAM,
+                      fn, "xDesc");
+  // Types pooling does not take.
+  TensorDesc xi(CUDNN_DATA_INT32, dims, packed_strides(dims, Layout::nchw));
+  TensorDesc yi(CUDNN_DATA_INT32, ydims, packed_strides(ydims, Layout::nchw));
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd.d, &one, xi, xb.get(), &zero, yi, yb.get()),
+                      CUDNN_STATUS_NOT_SUPPORTED, fn, "INT32");
+  // 1 or 4 spatial dimensions.
+  PoolingParams p1;
+  p1.window = {2};
+  p1.padding = {0};
+  p1.stride = {1};
+  PoolDesc pd1(p1);
+  const std::vector<int64_t> d3 = {1, 2, 4};
+  TensorDesc x3(CUDNN_DATA_FLOAT, d3, packed_strides(d3, Layout::nchw));
+  EXPECT_FAILS_NAMING(cudnnPoolingForward(h, pd1.d, &one, x3, xb.get(), &zero, x3, yb.get()),
+                      CUDNN_STATUS_NOT_SUPPORTED, fn, "spatial");
+}
+
+TEST(PoolingBackward, BadInputs) {
+  Handles hs;
+  cudnnHandle_t h = hs.all.front();
+  PoolingParams p;
+  p.window = {2, 2};
+  p.padding = {0, 0};
+  p.stride = {2, 2};
+  PoolDesc pd(p);
+  const std::vector<int64_t> dims = {1, 2, 4, 4}, ydims = {1, 2, 2, 2};
+  HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+  HostTensor y = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
+  Buffer xb = upload(x), yb = upload(y), dyb = upload(y), dxb = upload(x);
+  TensorDesc xd(x), yd(y);
+  const float one = 1, zero = 0;
+  const char *fn = "cudnnPoolingBackward";
+  EXPECT_FAILS_NAMING(cudnnPoolingBackward(nullptr, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, xd,
+                                           dxb.get()),
+                      CUDNN_STATUS_BAD_PARAM, fn, "handle");
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, nullptr, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, xd, dxb.get()),
+      CUDNN_STATUS_BAD_PARAM, fn, "poolingDesc");
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, nullptr, xd, xb.get(), &zero, xd, dxb.get()),
+      CUDNN_STATUS_BAD_PARAM, fn, "dy");
+  EXPECT_FAILS_NAMING(cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, xd, nullptr),
+                      CUDNN_STATUS_BAD_PARAM, fn, "dx");
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), nullptr, xd, dxb.get()),
+      CUDNN_STATUS_BAD_PARAM, fn, "beta");
+  // dy's dims differ from y's.
+  const std::vector<int64_t> y3 = {1, 2, 3, 2};
+  TensorDesc y3d(CUDNN_DATA_FLOAT, y3, packed_strides(y3, Layout::nchw));
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), y3d, dyb.get(), xd, xb.get(), &zero, xd, dxb.get()),
+      CUDNN_STATUS_BAD_PARAM, fn, "dyDesc");
+  // dx's type differs.
+  TensorDesc dxh(CUDNN_DATA_HALF, dims, packed_strides(dims, Layout::nchw));
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, pd.d, &one, yd, yb.get(), yd, dyb.get(), xd, xb.get(), &zero, dxh, dxb.get()),
+      CUDNN_STATUS_BAD_PARAM, fn, "dxDesc");
+  // INT8 has no backward.
+  TensorDesc x8(CUDNN_DATA_INT8, dims, packed_strides(dims, Layout::nchw));
+  TensorDesc y8(CUDNN_DATA_INT8, ydims, packed_strides(ydims, Layout::nchw));
+  EXPECT_FAILS_NAMING(
+      cudnnPoolingBackward(h, pd.d, &one, y8, yb.get(), y8, dyb.get(), x8, xb.get(), &zero, x8, dxb.get()),
+      CUDNN_STATUS_NOT_SUPPORTED, fn, "INT8");
+}
+
+}  // namespace
