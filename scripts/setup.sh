@@ -3,7 +3,8 @@
 # Only missing packages are installed; a machine that has them all is untouched.
 set -euo pipefail
 packages=(cmake ninja-build g++ make python3 libgtest-dev libgmock-dev libbenchmark-dev
-          libdnnl-dev libopenblas-dev ccache)
+          libdnnl-dev libopenblas-dev ccache
+          python3-sklearn)  # the demo's data set: sklearn/datasets/data/digits.csv.gz
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
