@@ -13,6 +13,9 @@
 #
 # Options (environment): BUILD=build-gpu  ARCHS=90a  JOBS=$(nproc)
 #   GTEST_FILTER='*'  SKIP_BUILD=1 (reuse the build)  SKIP_GTEST=1  SKIP_BENCH=1
+#   KEEP_BUILD=1 (build incrementally; by default the build dir is wiped,
+#   because the copied tree's file times can be older than a kept build's
+#   objects, and ninja would then link stale objects)
 #   ORACLE_ONLY='pooling*' (a glob: run only those programs of tests/oracle_gpu,
 #   differential ones and bench_* ones alike)
 set -uo pipefail
@@ -23,6 +26,7 @@ ARCHS=${ARCHS:-90a}
 JOBS=${JOBS:-$(nproc)}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 OUTDIR=$BUILD/out
+if [ "${SKIP_BUILD:-0}" != 1 ] && [ "${KEEP_BUILD:-0}" != 1 ]; then rm -rf "$BUILD"; fi
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR"
 SUMMARY=$OUTDIR/summary.txt
