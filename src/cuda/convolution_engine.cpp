@@ -1,0 +1,351 @@
+// The CUDA convolution engines. Each runs the three directions of a single
+// ConvolutionOp (1-3 spatial dims, groups, padding, stride, dilation, both
+// modes, any non-negative strides, FLOAT / DOUBLE / HALF / BFLOAT16 with the
+// float intermediate of cudnnConvolutionBiasActivationForward) and answers
+// for the legacy algorithms it implements:
+//   cuda.conv.implicit_gemm  FWD IMPLICIT_GEMM, IMPLICIT_PRECOMP_GEMM,
+//                            BWD_DATA ALGO_1, BWD_FILTER ALGO_1: the tiled
+//                            implicit GEMM, tensor cores (WMMA) for HALF /
+//                            BFLOAT16 with channels-innermost operands, FMA
+//                            otherwise (IMPLICIT_PRECOMP_GEMM and ALGO_1 with
+//                            a precomputed reduction table, IMPLICIT_GEMM
+//                            without); no workspace (the table and a split
+//                            reduction's partials live in the handle's
+//                            scratch).
+//   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
+//                            then the tiled GEMM on the lowered matrix.
+//   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:
+//                            one thread per output element.
+// All are deterministic (no atomics: split reductions are summed in order).
+#include <algorithm>
+#include <memory>
+#include <variant>
+
+#include "core/convolution_support.hpp"
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "cuda/convolution_args.hpp"
+#include "cuda/cuda_util.hpp"
+
+namespace fdnn::cuda {
+namespace {
+
+using graph::ConvDirection;
+
+enum class Family { implicit_gemm, gemm, direct };
+
+bool implements(Family f, ConvDirection dir, int algo) {
+  if (algo == -1) return true;
+  switch (f) {
+    case Family::implicit_gemm:
+      switch (dir) {
+        case ConvDirection::forward:
+          return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM ||
+                 algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+        case ConvDirection::backward_data: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+        case ConvDirection::backward_filter: return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+      }
+      return false;
+    case Family::gemm: return dir == ConvDirection::forward && algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+    case Family::direct:
+      switch (dir) {
+        case ConvDirection::forward: return algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+        case ConvDirection::backward_data: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
+        case ConvDirection::backward_filter: return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0;
+      }
+      return false;
+  }
+  return false;
+}
+
+// The kernels' element types for x/w/y of the geometry, or false.
+bool conv_types(const ConvGeometry &geo, ConvTypes *t) {
+  const cudnnDataType_t x = geo.x.dtype, w = geo.w.dtype, y = geo.y.dtype;
+  if (x != w) return false;
+  if (x == y) {
+    switch (x) {
+      case CUDNN_DATA_FLOAT: *t = ConvTypes::f32; return true;
+      case CUDNN_DATA_DOUBLE: *t = ConvTypes::f64; return true;
+      case CUDNN_DATA_HALF: *t = ConvTypes::f16; return true;
+      case CUDNN_DATA_BFLOAT16: *t = ConvTypes::bf16; return true;
+      default: return false;
+    }
+  }
+  // The float intermediate of the bias-activation call (forward only).
+  if (geo.direction != ConvDirection::forward || y != CUDNN_DATA_FLOAT) return false;
+  if (x == CUDNN_DATA_HALF) *t = ConvTypes::f16_to_f32;
+  else if (x == CUDNN_DATA_BFLOAT16) *t = ConvTypes::bf16_to_f32;
+  else return false;
+  return true;
+}
+
+bool fits_int32(const graph::Tensor &t) {
+  const int64_t big = int64_t{1} << 31;
+  int64_t reach = 0;
+  for (int d = 0; d < t.rank(); ++d) reach += (t.dims[d] - 1) * std::abs(t.strides[d]);
+  return t.element_count() < big && reach < big;
+}
+
+size_t elem_bytes(ConvTypes t) {
+  switch (t) {
+    case ConvTypes::f32: return 4;
+    case ConvTypes::f64: return 8;
+    default: return 2;
+  }
+}
+size_t acc_bytes(ConvTypes t) { return t == ConvTypes::f64 ? 8 : 4; }
+
+// Everything about a problem that does not change between executions.
+struct Setup {
+  ConvArgs args;  // pointers, alpha, beta filled at execution
+  ConvTypes types = ConvTypes::f32;
+  bool wmma = false;            // tensor-core kernel (when the pointers are aligned)
+  size_t scratch = 0;           // reduction table, then split partials
+  size_t table = 0;             // bytes of the reduction table (at the scratch's start)
+  size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
+};
+
+ConvArgs base_args(const ConvGeometry &geo) {
+  ConvArgs a;
+  const int nsp = geo.nsp;
+  a.N = static_cast<int>(geo.N);
+  a.G = static_cast<int>(geo.G);
+  a.Cg = static_cast<int>(geo.Cg);
+  a.Kg = static_cast<int>(geo.Kg);
+  a.flip = geo.flip ? 1 : 0;
+  for (int i = 0; i < 2; ++i) {
+    a.xs[i] = static_cast<int>(geo.x.strides[i]);
+    a.ws[i] = static_cast<int>(geo.w.strides[i]);
+    a.ys[i] = static_cast<int>(geo.y.strides[i]);
+  }
+  for (int d = 0; d < nsp; ++d) {
+    const int k = 3 - nsp + d;
+    a.in[k] = static_cast<int>(geo.in[d]);
+    a.filt[k] = static_cast<int>(geo.filt[d]);
+    a.out[k] = static_cast<int>(geo.out[d]);
+    a.pad[k] = static_cast<int>(geo.pad[d]);
+    a.str[k] = static_cast<int>(geo.stride[d]);
+    a.dil[k] = static_cast<int>(geo.dil[d]);
+    a.xs[2 + k] = static_cast<int>(geo.x.strides[2 + d]);
+    a.ws[2 + k] = static_cast<int>(geo.w.strides[2 + d]);
+    a.ys[2 + k] = static_cast<int>(geo.y.strides[2 + d]);
+  }
+  a.T = a.filt[0] * a.filt[1] * a.filt[2];
+  a.P = a.out[0] * a.out[1] * a.out[2];
+  a.I = a.in[0] * a.in[1] * a.in[2];
+  a.d_cg = FastDivmod(a.Cg);
+  a.d_fw = FastDivmod(a.filt[2]);
+  a.d_fh = FastDivmod(a.filt[1]);
+  a.d_ow = FastDivmod(a.out[2]);
+  a.d_oh = FastDivmod(a.out[1]);
+  a.d_P = FastDivmod(a.P);
+  a.d_iw = FastDivmod(a.in[2]);
+  a.d_ih = FastDivmod(a.in[1]);
+  a.d_I = FastDivmod(a.I);
+  for (int k = 0; k < 3; ++k) a.d_s[k] = FastDivmod(a.str[k]);
+  switch (geo.direction) {
+    case ConvDirection::forward:
+      a.dir = kConvFwd;
+      a.M = a.N * a.P;
+      a.Ncol = a.Kg;
+      a.R = a.T * a.Cg;
+      a.d_rc = FastDivmod(a.Cg);
+      a.a_mfast = a.xs[1] != 1;
+      a.b_cfast = a.ws[1] != 1;
+      break;
+    case ConvDirection::backward_data:
+      a.dir = kConvBwdData;
+      a.M = a.N * a.I;
+      a.Ncol = a.Cg;
+      a.R = a.T * a.Kg;
+      a.d_rc = FastDivmod(a.Kg);
+      a.a_mfast = a.ys[1] != 1;
+      a.b_cfast = a.ws[1] == 1;
+      break;
+    case ConvDirection::backward_filter:
+      a.dir = kConvBwdFilter;
+      a.M = a.Kg;
+      a.Ncol = a.T * a.Cg;
+      a.R = a.N * a.P;
+      a.d_rc = FastDivmod(a.Cg);
+      a.a_mfast = a.ys[1] == 1;
+      a.b_cfast = a.xs[1] == 1;
+      break;
+  }
+  return a;
+}
+
+bool rest_multiple_of_8(const int *s) { return s[0] % 8 == 0 && s[2] % 8 == 0 && s[3] % 8 == 0 && s[4] % 8 == 0; }
+
+// Whether the tensor-core kernel can gather both operands as runs of 8.
+bool wmma_layout(const ConvArgs &a) {
+  switch (a.dir) {
+    case kConvFwd:
+      return a.xs[1] == 1 && a.Cg % 8 == 0 && rest_multiple_of_8(a.xs) && a.ws[1] == 1 && rest_multiple_of_8(a.ws);
+    case kConvBwdData:
+      return a.ys[1] == 1 && a.Kg % 8 == 0 && rest_multiple_of_8(a.ys) && a.ws[1] == 1 && a.Cg % 8 == 0 &&
+             rest_multiple_of_8(a.ws);
+    case kConvBwdFilter:
+      return a.ys[1] == 1 && a.Kg % 8 == 0 && rest_multiple_of_8(a.ys) && a.xs[1] == 1 && a.Cg % 8 == 0 &&
+             rest_multiple_of_8(a.xs);
+    default: return false;
+  }
+}
+
+// Splits the reduction when the tiles alone leave the GPU idle.
+void choose_split(ConvArgs &a, int bm, int bn, int bk, size_t acc) {
+  const int64_t tiles = int64_t{(a.M + bm - 1) / bm} * ((a.Ncol + bn - 1) / bn) * a.G;
+  const int64_t target = 2 * int64_t{sm_count()};
+  const int64_t nk = (a.R + bk - 1) / bk;
+  int64_t split = 1;
+  if (tiles < target && nk >= 8) split = std::min<int64_t>({(target + tiles - 1) / tiles, nk / 4, 64});
+  // Chunks are whole multiples of 32 (every kernel's depth divides it).
+  int64_t chunk = (a.R + split - 1) / split;
+  chunk = (chunk + 31) / 32 * 32;
+  split = (a.R + chunk - 1) / chunk;
+  // Bound the partials' memory (the handle keeps its scratch).
+  while (split > 1 && static_cast<size_t>(split) * a.G * a.M * a.Ncol * acc > (size_t{256} << 20)) {
+    split = (split + 1) / 2;
+    chunk = (a.R + split - 1) / split;
+    chunk = (chunk + 31) / 32 * 32;
+    split = (a.R + chunk - 1) / chunk;
+  }
+  a.split = static_cast<int>(std::max<int64_t>(split, 1));
+  a.chunk = a.split > 1 ? static_cast<int>(chunk) : a.R;
+}
+
+Setup make_setup(Family f, const graph::Graph &g) {
+  const ConvGeometry geo = convolution_geometry(g);
+  const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+  Setup s;
+  conv_types(geo, &s.types);
+  s.args = base_args(geo);
+  ConvArgs &a = s.args;
+  a.chunk = a.R;
+  if (f == Family::gemm) {
+    s.workspace = static_cast<size_t>(a.G) * a.M * a.R * elem_bytes(s.types);
+    a.dir = kConvFwdLowered;
+    a.a_mfast = 0;
+  }
+  if (f == Family::direct) return s;
+  const bool half_like = s.types != ConvTypes::f32 && s.types != ConvTypes::f64;
+  s.wmma = f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && wmma_layout(a);
+  int bm, bn, bk;
+  if (s.wmma) conv_wmma_tile(a.M, a.Ncol, &bm, &bn, &bk);
+  else conv_fma_tile(s.types, a.M, a.Ncol, &bm, &bn, &bk);
+  choose_split(a, bm, bn, bk, acc_bytes(s.types));
+  // The FMA kernel of the implicit GEMM gathers through a reduction table,
+  // except for FWD IMPLICIT_GEMM, which keeps the on-the-fly index math
+  // (what distinguishes it from IMPLICIT_PRECOMP_GEMM).
+  const bool plain_implicit =
+      geo.direction == ConvDirection::forward && op.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  if (f == Family::implicit_gemm && !plain_implicit && conv_table_applies(a))
+    s.table = (static_cast<size_t>(a.R) * 16 + 255) / 256 * 256;
+  s.scratch = s.table;
+  if (a.split > 1) s.scratch += static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * acc_bytes(s.types);
+  return s;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, Family f, const graph::Graph &g) : ExecutionPlan(e), family_(f), s_(make_setup(f, g)) {}
+  size_t workspace_size() const override { return s_.workspace; }
+  size_t scratch_size() const override { return s_.scratch; }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+    ConvArgs a = s_.args;
+    const void *x = pack.get(op.x), *w = pack.get(op.w), *y = pack.get(op.y);
+    if (x == nullptr || w == nullptr || y == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "missing data pointer");
+    switch (op.direction) {
+      case ConvDirection::forward: a.A = x, a.B = w, a.dst = const_cast<void *>(y); break;
+      case ConvDirection::backward_data: a.A = y, a.B = w, a.dst = const_cast<void *>(x); break;
+      case ConvDirection::backward_filter: a.A = y, a.B = x, a.dst = const_cast<void *>(w); break;
+    }
+    a.alpha = op.blend.alpha;
+    a.beta = op.blend.beta;
+    if (s_.scratch > 0 && (pack.scratch == nullptr || pack.scratch_size < s_.scratch))
+      fail(CUDNN_STATUS_INTERNAL_ERROR, "the plan's scratch memory is missing");
+    if (a.split > 1) a.partial = static_cast<char *>(pack.scratch) + s_.table;
+    switch (family_) {
+      case Family::direct: launch_conv_direct(a, s_.types, ctx.stream); return;
+      case Family::gemm: {
+        if (pack.workspace == nullptr || pack.workspace_size < s_.workspace)
+          fail(CUDNN_STATUS_BAD_PARAM, "the GEMM algorithm needs ", s_.workspace, " bytes of workspace");
+        ConvArgs fwd = a;
+        fwd.dir = kConvFwd;
+        launch_conv_im2col(fwd, s_.types, pack.workspace, ctx.stream);
+        a.A = pack.workspace;
+        launch_conv_fma(a, s_.types, ctx.stream);
+        break;
+      }
+      case Family::implicit_gemm:
+        if (s_.wmma && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
+          launch_conv_wmma(a, s_.types, ctx.stream);
+        } else {
+          if (s_.table > 0) a.table = pack.scratch;
+          launch_conv_fma(a, s_.types, ctx.stream);
+        }
+        break;
+    }
+    if (a.split > 1) launch_conv_finalize(a, s_.types, ctx.stream);
+  }
+
+ private:
+  Family family_;
+  Setup s_;
+};
+
+template <Family F>
+class CudaConvolutionEngine final : public Engine {
+ public:
+  const char *name() const override {
+    switch (F) {
+      case Family::implicit_gemm: return "cuda.conv.implicit_gemm";
+      case Family::gemm: return "cuda.conv.gemm";
+      case Family::direct: return "cuda.conv.direct";
+    }
+    return "cuda.conv";
+  }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  int priority() const override { return F == Family::implicit_gemm ? 10 : F == Family::gemm ? 30 : 50; }
+  Support supports(const graph::Graph &g) const override {
+    if (Support s = check_single_convolution(g); !s) return s;
+    const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+    const ConvGeometry geo = convolution_geometry(g);
+    if (!implements(F, geo.direction, op.algo))
+      return Support::no(cat(name(), " does not implement algorithm ", convolution_algo_name(geo.direction, op.algo)));
+    if (geo.nsp > 3) return Support::no(cat(geo.nsp, " spatial dimensions: the CUDA kernels take 1 to 3"));
+    ConvTypes t;
+    if (!conv_types(geo, &t))
+      return Support::no(cat("no CUDA convolution kernel for ", type_info(geo.x.dtype).enum_name, " x / ",
+                             type_info(geo.w.dtype).enum_name, " w / ", type_info(geo.y.dtype).enum_name, " y"));
+    for (const graph::Tensor *tt : {&geo.x, &geo.w, &geo.y}) {
+      if (!fits_int32(*tt)) return Support::no("tensors of 2^31 elements or more");
+      for (int64_t s : tt->strides)
+        if (s < 0) return Support::no("negative strides");
+    }
+    if (F == Family::gemm && static_cast<double>(geo.G) * geo.N * geo.out_pixels() * geo.filter_taps() * geo.Cg >=
+                                 2147483648.0)
+      return Support::no("the im2col matrix would reach 2^31 elements");
+    return Support::yes();
+  }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this, F, g);
+  }
+};
+
+using CudaConvImplicitGemmEngine = CudaConvolutionEngine<Family::implicit_gemm>;
+using CudaConvGemmEngine = CudaConvolutionEngine<Family::gemm>;
+using CudaConvDirectEngine = CudaConvolutionEngine<Family::direct>;
+
+}  // namespace
+}  // namespace fdnn::cuda
+
+using fdnn::cuda::CudaConvDirectEngine;
+using fdnn::cuda::CudaConvGemmEngine;
+using fdnn::cuda::CudaConvImplicitGemmEngine;
+FDNN_REGISTER_ENGINE(CudaConvImplicitGemmEngine)
+FDNN_REGISTER_ENGINE(CudaConvGemmEngine)
+FDNN_REGISTER_ENGINE(CudaConvDirectEngine)
