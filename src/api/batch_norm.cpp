@@ -7,7 +7,6 @@
 
 #include "api/guard.hpp"
 #include "api/normalization_common.hpp"
-#include "core/descriptor_lifetime.hpp"
 #include "core/handle.hpp"
 
 using namespace fdnn;
@@ -15,13 +14,14 @@ using namespace fdnn::api;
 
 namespace {
 
-const cudnnActivationStruct *activation_for(int ops, const cudnnActivationStruct *d) {
-  if (ops == 0) return nullptr;
-  return &live_descriptor(const_cast<cudnnActivationStruct *>(d), "activationDesc", "activation");
-}
-
-const cudnnTensorStruct *optional_tensor(const cudnnTensorStruct *d, bool needed, const char *name) {
-  return needed ? &checked_tensor(d, name) : nullptr;
+// Checks the mode and the ops (0 for the calls without them).
+NormSpec batch_norm_spec(NormPhase phase, int mode, int ops) {
+  NormSpec s;
+  s.phase = phase;
+  s.per_activation = batch_norm_per_activation(mode);
+  check_norm_ops(ops, "bnOps");
+  s.ops = ops;
+  return s;
 }
 
 }  // namespace
@@ -37,29 +37,18 @@ cudnnStatus_t CUDNNWINAPI cudnnBatchNormalizationForwardInference(
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::inference;
-    s.per_activation = batch_norm_per_activation(mode);
+    NormSpec s = batch_norm_spec(NormPhase::inference, mode, CUDNN_BATCHNORM_OPS_BN);
     s.epsilon = epsilon;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.scale_bias = &checked_tensor(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc");
+    const NormDescs d = forward_descs(CUDNN_BATCHNORM_OPS_BN, xDesc, yDesc, nullptr, bnScaleBiasMeanVarDesc,
+                                      "bnScaleBiasMeanVarDesc", nullptr, nullptr, nullptr);
     for (auto [p, n] : {std::pair<const void *, const char *>{alpha, "alpha"}, {beta, "beta"}, {x, "x"}, {y, "y"},
                         {bnScale, "bnScale"}, {bnBias, "bnBias"}, {estimatedMean, "estimatedMean"},
                         {estimatedVariance, "estimatedVariance"}})
       check_not_null(p, n);
     s.alpha = alpha;
     s.beta = beta;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = x;
-    ptr.y = y;
-    ptr.scale = bnScale;
-    ptr.bias = bnBias;
-    ptr.mean = estimatedMean;
-    ptr.variance = estimatedVariance;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      inference_pointers(x, nullptr, y, bnScale, bnBias, estimatedMean, estimatedVariance));
   });
 }
 
@@ -75,19 +64,11 @@ cudnnStatus_t CUDNNWINAPI cudnnBatchNormalizationForwardTrainingEx(
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::training;
-    s.per_activation = batch_norm_per_activation(mode);
-    check_norm_ops(bnOps, "bnOps");
-    s.ops = bnOps;
+    NormSpec s = batch_norm_spec(NormPhase::training, mode, bnOps);
     s.epsilon = epsilon;
     s.exp_avg_factor = exponentialAverageFactor;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.z = optional_tensor(zDesc, bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, "zDesc");
-    d.scale_bias = &checked_tensor(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc");
-    d.activation = activation_for(bnOps, activationDesc);
+    const NormDescs d = forward_descs(bnOps, xDesc, yDesc, zDesc, bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc",
+                                      nullptr, nullptr, activationDesc);
     for (auto [p, n] : {std::pair<const void *, const char *>{alpha, "alpha"}, {beta, "beta"}, {xData, "xData"},
                         {yData, "yData"}, {bnScaleData, "bnScaleData"}, {bnBiasData, "bnBiasData"}})
       check_not_null(p, n);
@@ -97,22 +78,10 @@ cudnnStatus_t CUDNNWINAPI cudnnBatchNormalizationForwardTrainingEx(
     s.saved_stats = pair_given(saveMean, saveInvVariance, "saveMean", "saveInvVariance");
     s.alpha = alpha;
     s.beta = beta;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = xData;
-    ptr.z = zData;
-    ptr.y = yData;
-    ptr.scale = bnScaleData;
-    ptr.bias = bnBiasData;
-    ptr.running_mean = resultRunningMeanData;
-    ptr.running_variance = resultRunningVarianceData;
-    ptr.save_mean = saveMean;
-    ptr.save_inv_variance = saveInvVariance;
-    ptr.workspace = workspace;
-    ptr.workspace_bytes = workSpaceSizeInBytes;
-    ptr.reserve = reserveSpace;
-    ptr.reserve_bytes = reserveSpaceSizeInBytes;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      training_pointers(xData, zData, yData, bnScaleData, bnBiasData, resultRunningMeanData,
+                                        resultRunningVarianceData, saveMean, saveInvVariance, workspace,
+                                        workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes));
   });
 }
 
@@ -142,21 +111,10 @@ cudnnStatus_t CUDNNWINAPI cudnnBatchNormalizationBackwardEx(
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::backward;
-    s.per_activation = batch_norm_per_activation(mode);
-    check_norm_ops(bnOps, "bnOps");
-    s.ops = bnOps;
+    NormSpec s = batch_norm_spec(NormPhase::backward, mode, bnOps);
     s.epsilon = epsilon;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    if (bnOps != CUDNN_BATCHNORM_OPS_BN) d.y = &checked_tensor(yDesc, "yDesc");
-    d.dy = &checked_tensor(dyDesc, "dyDesc");
-    d.dx = &checked_tensor(dxDesc, "dxDesc");
-    d.dz = optional_tensor(dzDesc, bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, "dzDesc");
-    d.scale_bias = &checked_tensor(dBnScaleBiasDesc, "dBnScaleBiasDesc");
-    d.scale_bias_name = "dBnScaleBiasDesc";
-    d.activation = activation_for(bnOps, activationDesc);
+    const NormDescs d = backward_descs(bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc,
+                                       "dBnScaleBiasDesc", nullptr, nullptr, activationDesc);
     for (auto [p, n] : {std::pair<const void *, const char *>{alphaDataDiff, "alphaDataDiff"},
                         {betaDataDiff, "betaDataDiff"}, {alphaParamDiff, "alphaParamDiff"},
                         {betaParamDiff, "betaParamDiff"}, {xData, "xData"}, {dyData, "dyData"}, {dxData, "dxData"},
@@ -168,22 +126,10 @@ cudnnStatus_t CUDNNWINAPI cudnnBatchNormalizationBackwardEx(
     s.beta = betaDataDiff;
     s.alpha_param = alphaParamDiff;
     s.beta_param = betaParamDiff;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = xData;
-    ptr.dy = dyData;
-    ptr.dx = dxData;
-    ptr.dz = dzData;
-    ptr.scale = bnScaleData;
-    ptr.dscale = dBnScaleData;
-    ptr.dbias = dBnBiasData;
-    ptr.mean = savedMean;
-    ptr.variance = savedInvVariance;
-    ptr.workspace = workspace;
-    ptr.workspace_bytes = workSpaceSizeInBytes;
-    ptr.reserve = reserveSpace;
-    ptr.reserve_bytes = reserveSpaceSizeInBytes;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      backward_pointers(xData, dyData, dxData, dzData, bnScaleData, dBnScaleData, dBnBiasData,
+                                        savedMean, savedInvVariance, workspace, workSpaceSizeInBytes, reserveSpace,
+                                        reserveSpaceSizeInBytes));
   });
 }
 
@@ -208,18 +154,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetBatchNormalizationForwardTrainingExWorkspaceSi
     size_t *sizeInBytes) {
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::training;
-    s.per_activation = batch_norm_per_activation(mode);
-    check_norm_ops(bnOps, "bnOps");
-    s.ops = bnOps;
+    NormSpec s = batch_norm_spec(NormPhase::training, mode, bnOps);
     s.running_mean = s.running_var = s.saved_stats = true;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.z = optional_tensor(zDesc, bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, "zDesc");
-    d.scale_bias = &checked_tensor(bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc");
-    d.activation = activation_for(bnOps, activationDesc);
+    const NormDescs d = forward_descs(bnOps, xDesc, yDesc, zDesc, bnScaleBiasMeanVarDesc, "bnScaleBiasMeanVarDesc",
+                                      nullptr, nullptr, activationDesc);
     check_not_null(sizeInBytes, "sizeInBytes");
     *sizeInBytes = plan_for(h, build_normalization(s, d).g)->workspace_size();
   });
@@ -232,21 +170,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     const cudnnActivationDescriptor_t activationDesc, size_t *sizeInBytes) {
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::backward;
-    s.per_activation = batch_norm_per_activation(mode);
-    check_norm_ops(bnOps, "bnOps");
-    s.ops = bnOps;
+    NormSpec s = batch_norm_spec(NormPhase::backward, mode, bnOps);
     s.saved_stats = true;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    if (bnOps != CUDNN_BATCHNORM_OPS_BN) d.y = &checked_tensor(yDesc, "yDesc");
-    d.dy = &checked_tensor(dyDesc, "dyDesc");
-    d.dx = &checked_tensor(dxDesc, "dxDesc");
-    d.dz = optional_tensor(dzDesc, bnOps == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION, "dzDesc");
-    d.scale_bias = &checked_tensor(dBnScaleBiasDesc, "dBnScaleBiasDesc");
-    d.scale_bias_name = "dBnScaleBiasDesc";
-    d.activation = activation_for(bnOps, activationDesc);
+    const NormDescs d = backward_descs(bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc,
+                                       "dBnScaleBiasDesc", nullptr, nullptr, activationDesc);
     check_not_null(sizeInBytes, "sizeInBytes");
     *sizeInBytes = plan_for(h, build_normalization(s, d).g)->workspace_size();
   });
@@ -257,8 +184,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
     const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t xDesc, size_t *sizeInBytes) {
   return FDNN_GUARDED([&] {
     checked_handle(handle);
-    batch_norm_per_activation(mode);
-    check_norm_ops(bnOps, "bnOps");
+    batch_norm_spec(NormPhase::training, mode, bnOps);
     activation_for(bnOps, activationDesc);
     const cudnnTensorStruct &x = checked_tensor(xDesc, "xDesc");
     check_not_null(sizeInBytes, "sizeInBytes");

@@ -38,6 +38,23 @@ void check_pair(const cudnnTensorStruct &in, const char *in_name, const cudnnTen
                   " has a zero stride on a dimension of extent above 1; outputs must not overlap");
 }
 
+// x and the output (y or dx) of one call.
+void check_divnorm_io(const cudnnTensorStruct &x, const cudnnTensorStruct &out, const char *out_name) {
+  check_divnorm_tensor(x, "xDesc");
+  check_divnorm_tensor(out, out_name);
+  check_pair(x, "xDesc", out, out_name);
+}
+
+// The op of one call with x and the optional means (x's layout) bound.
+graph::LrnOp divnorm_op(graph::Graph &g, VariantPack &pack, const LrnCall &call, bool backward,
+                        const cudnnTensorStruct &xd, const cudnnTensorStruct &out, const void *alpha,
+                        const void *beta, const void *x, const void *means) {
+  graph::LrnOp op = lrn_call_op(call.desc, graph::LrnKind::divisive, backward, xd, out, alpha, beta);
+  op.x = add_bound_tensor(g, pack, xd, x);
+  if (means != nullptr) op.means = add_bound_tensor(g, pack, xd, means);
+  return op;
+}
+
 }  // namespace
 
 extern "C" {
@@ -51,36 +68,22 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationForward(cudnnHandle_t handle
                                                             void *y) {
   const char *fn = __func__;  // inside the lambda __func__ would be "operator()"
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    const cudnnLRNStruct &nd = checked_lrn(normDesc);
+    const LrnCall call = begin_lrn_call(handle, normDesc, alpha, beta);
     (void)mode;
-    check_not_null(alpha, "alpha");
-    check_not_null(beta, "beta");
     const cudnnTensorStruct &xd = checked_tensor(xDesc, "xDesc");
     const cudnnTensorStruct &yd = checked_tensor(yDesc, "yDesc");
     check_not_null(x, "x");
     check_not_null(y, "y");
     check_not_null(temp, "temp");
     check_not_null(temp2, "temp2");
-    check_divnorm_tensor(xd, "xDesc");
-    check_divnorm_tensor(yd, "yDesc");
-    check_pair(xd, "xDesc", yd, "yDesc");
+    check_divnorm_io(xd, yd, "yDesc");
 
     graph::Graph g;
-    graph::LrnOp op = lrn_op_from(nd, graph::LrnKind::divisive, false, xd.dtype);
-    op.blend.alpha = read_scaling(alpha, yd.dtype);
-    op.blend.beta = read_scaling(beta, yd.dtype);
     VariantPack pack;
-    op.x = g.add_tensor_auto(to_graph_tensor(xd));
-    pack.set(op.x, x);
-    if (means != nullptr) {
-      op.means = g.add_tensor_auto(to_graph_tensor(xd));
-      pack.set(op.means, means);
-    }
-    op.y = g.add_tensor_auto(to_graph_tensor(yd));
-    pack.set(op.y, y);
+    graph::LrnOp op = divnorm_op(g, pack, call, false, xd, yd, alpha, beta, x, means);
+    op.y = add_bound_tensor(g, pack, yd, y);
     g.add_op(op);
-    run_graph(h, fn, g, pack);
+    run_graph(call.handle, fn, g, pack);
   });
 }
 
@@ -94,11 +97,8 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationBackward(cudnnHandle_t handl
                                                              void *dMeans) {
   const char *fn = __func__;  // inside the lambda __func__ would be "operator()"
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    const cudnnLRNStruct &nd = checked_lrn(normDesc);
+    const LrnCall call = begin_lrn_call(handle, normDesc, alpha, beta);
     (void)mode;
-    check_not_null(alpha, "alpha");
-    check_not_null(beta, "beta");
     const cudnnTensorStruct &xd = checked_tensor(xDesc, "xDesc");
     const cudnnTensorStruct &dxd = checked_tensor(dXdMeansDesc, "dXdMeansDesc");
     check_not_null(x, "x");
@@ -106,32 +106,17 @@ cudnnStatus_t CUDNNWINAPI cudnnDivisiveNormalizationBackward(cudnnHandle_t handl
     check_not_null(dx, "dx");
     check_not_null(temp, "temp");
     check_not_null(temp2, "temp2");
-    check_divnorm_tensor(xd, "xDesc");
-    check_divnorm_tensor(dxd, "dXdMeansDesc");
-    check_pair(xd, "xDesc", dxd, "dXdMeansDesc");
+    check_divnorm_io(xd, dxd, "dXdMeansDesc");
 
     graph::Graph g;
-    graph::LrnOp op = lrn_op_from(nd, graph::LrnKind::divisive, true, xd.dtype);
-    op.blend.alpha = read_scaling(alpha, dxd.dtype);
-    op.blend.beta = read_scaling(beta, dxd.dtype);
     VariantPack pack;
-    op.x = g.add_tensor_auto(to_graph_tensor(xd));
-    pack.set(op.x, x);
-    if (means != nullptr) {
-      op.means = g.add_tensor_auto(to_graph_tensor(xd));
-      pack.set(op.means, means);
-    }
-    op.dy = g.add_tensor_auto(to_graph_tensor(xd));
-    pack.set(op.dy, dy);
-    op.dx = g.add_tensor_auto(to_graph_tensor(dxd));
-    pack.set(op.dx, dx);
+    graph::LrnOp op = divnorm_op(g, pack, call, true, xd, dxd, alpha, beta, x, means);
+    op.dy = add_bound_tensor(g, pack, xd, dy);
+    op.dx = add_bound_tensor(g, pack, dxd, dx);
     // dMeans is optional ("can be NULL" in cuDNN's header).
-    if (dMeans != nullptr) {
-      op.dmeans = g.add_tensor_auto(to_graph_tensor(dxd));
-      pack.set(op.dmeans, dMeans);
-    }
+    if (dMeans != nullptr) op.dmeans = add_bound_tensor(g, pack, dxd, dMeans);
     g.add_op(op);
-    run_graph(h, fn, g, pack);
+    run_graph(call.handle, fn, g, pack);
   });
 }
 

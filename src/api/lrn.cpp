@@ -100,11 +100,8 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudn
                                                       const void *beta, const cudnnTensorDescriptor_t yDesc, void *y) {
   const char *fn = __func__;  // inside the lambda __func__ would be "operator()"
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    const cudnnLRNStruct &nd = checked_lrn(normDesc);
+    const LrnCall call = begin_lrn_call(handle, normDesc, alpha, beta);
     (void)lrnMode;
-    check_not_null(alpha, "alpha");
-    check_not_null(beta, "beta");
     const cudnnTensorStruct &xd = checked_tensor(xDesc, "xDesc");
     const cudnnTensorStruct &yd = checked_tensor(yDesc, "yDesc");
     check_not_null(x, "x");
@@ -115,16 +112,12 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudn
     check_output(yd, "yDesc");
 
     graph::Graph g;
-    graph::LrnOp op = lrn_op_from(nd, graph::LrnKind::cross_channel, false, xd.dtype);
-    op.blend.alpha = read_scaling(alpha, yd.dtype);
-    op.blend.beta = read_scaling(beta, yd.dtype);
-    op.x = g.add_tensor_auto(to_graph_tensor(xd));
-    op.y = g.add_tensor_auto(to_graph_tensor(yd));
-    g.add_op(op);
     VariantPack pack;
-    pack.set(op.x, x);
-    pack.set(op.y, y);
-    run_graph(h, fn, g, pack);
+    graph::LrnOp op = lrn_call_op(call.desc, graph::LrnKind::cross_channel, false, xd, yd, alpha, beta);
+    op.x = add_bound_tensor(g, pack, xd, x);
+    op.y = add_bound_tensor(g, pack, yd, y);
+    g.add_op(op);
+    run_graph(call.handle, fn, g, pack);
   });
 }
 
@@ -138,11 +131,8 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cud
                                                        void *dx) {
   const char *fn = __func__;  // inside the lambda __func__ would be "operator()"
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    const cudnnLRNStruct &nd = checked_lrn(normDesc);
+    const LrnCall call = begin_lrn_call(handle, normDesc, alpha, beta);
     (void)lrnMode;
-    check_not_null(alpha, "alpha");
-    check_not_null(beta, "beta");
     const cudnnTensorStruct &yd = checked_tensor(yDesc, "yDesc");
     const cudnnTensorStruct &dyd = checked_tensor(dyDesc, "dyDesc");
     const cudnnTensorStruct &xd = checked_tensor(xDesc, "xDesc");
@@ -161,18 +151,13 @@ cudnnStatus_t CUDNNWINAPI cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cud
     check_output(dxd, "dxDesc");
 
     graph::Graph g;
-    graph::LrnOp op = lrn_op_from(nd, graph::LrnKind::cross_channel, true, xd.dtype);
-    op.blend.alpha = read_scaling(alpha, dxd.dtype);
-    op.blend.beta = read_scaling(beta, dxd.dtype);
-    op.x = g.add_tensor_auto(to_graph_tensor(xd));
-    op.dy = g.add_tensor_auto(to_graph_tensor(dyd));
-    op.dx = g.add_tensor_auto(to_graph_tensor(dxd));
-    g.add_op(op);
     VariantPack pack;
-    pack.set(op.x, x);
-    pack.set(op.dy, dy);
-    pack.set(op.dx, dx);
-    run_graph(h, fn, g, pack);
+    graph::LrnOp op = lrn_call_op(call.desc, graph::LrnKind::cross_channel, true, xd, dxd, alpha, beta);
+    op.x = add_bound_tensor(g, pack, xd, x);
+    op.dy = add_bound_tensor(g, pack, dyd, dy);
+    op.dx = add_bound_tensor(g, pack, dxd, dx);
+    g.add_op(op);
+    run_graph(call.handle, fn, g, pack);
   });
 }
 

@@ -2,9 +2,11 @@
 // normalization ones (divisive_normalization.cpp).
 #pragma once
 
+#include "api/bound_tensor.hpp"
 #include "core/descriptor_lifetime.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/handle.hpp"
 #include "core/lrn_descriptors.hpp"
 #include "core/tensor_desc.hpp"
 #include "graph/op_lrn.hpp"
@@ -55,6 +57,31 @@ inline graph::LrnOp lrn_op_from(const cudnnLRNStruct &d, graph::LrnKind kind, bo
   op.k = d.k;
   op.compute_type = t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   return op;
+}
+
+// The op of one compute call: parameters from the descriptor, the compute
+// type from x, alpha / beta read as the output's type expects them.
+inline graph::LrnOp lrn_call_op(const cudnnLRNStruct &d, graph::LrnKind kind, bool backward, const cudnnTensorStruct &x,
+                                const cudnnTensorStruct &out, const void *alpha, const void *beta) {
+  graph::LrnOp op = lrn_op_from(d, kind, backward, x.dtype);
+  op.blend.alpha = read_scaling(alpha, out.dtype);
+  op.blend.beta = read_scaling(beta, out.dtype);
+  return op;
+}
+
+// What every LRN and divisive normalization call checks first, in cuDNN's
+// order: the handle, the LRN descriptor, alpha and beta.
+struct LrnCall {
+  cudnnContext &handle;
+  const cudnnLRNStruct &desc;
+};
+inline LrnCall begin_lrn_call(cudnnHandle_t handle, const cudnnLRNStruct *norm_desc, const void *alpha,
+                              const void *beta) {
+  cudnnContext &h = checked_handle(handle);
+  const cudnnLRNStruct &nd = checked_lrn(norm_desc);
+  check_not_null(alpha, "alpha");
+  check_not_null(beta, "beta");
+  return {h, nd};
 }
 
 }  // namespace fdnn::api

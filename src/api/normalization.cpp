@@ -7,22 +7,12 @@
 
 #include "api/guard.hpp"
 #include "api/normalization_common.hpp"
-#include "core/descriptor_lifetime.hpp"
 #include "core/handle.hpp"
 
 using namespace fdnn;
 using namespace fdnn::api;
 
 namespace {
-
-const cudnnActivationStruct *activation_for(int ops, const cudnnActivationStruct *d) {
-  if (ops == 0) return nullptr;
-  return &live_descriptor(const_cast<cudnnActivationStruct *>(d), "activationDesc", "activation");
-}
-
-const cudnnTensorStruct *optional_tensor(const cudnnTensorStruct *d, bool needed, const char *name) {
-  return needed ? &checked_tensor(d, name) : nullptr;
-}
 
 // cuDNN 9.19 implements groupCnt == 1 only and answers NOT_SUPPORTED for
 // every other value, 0 and negative ones included (measured on the GPU).
@@ -35,6 +25,18 @@ void check_group_count(int group_cnt) {
 void check_algo(int algo) {
   check_supported(algo == CUDNN_NORM_ALGO_STANDARD || algo == CUDNN_NORM_ALGO_PERSIST, "algo = ", algo,
                   ": expected CUDNN_NORM_ALGO_STANDARD or CUDNN_NORM_ALGO_PERSIST");
+}
+
+// Checks mode, ops, algo and groupCnt in cuDNN's order.
+NormSpec generic_spec(NormPhase phase, int mode, int ops, int algo, int group_cnt) {
+  NormSpec s;
+  s.phase = phase;
+  s.per_activation = norm_per_activation(mode);
+  check_norm_ops(ops, "normOps");
+  check_algo(algo);
+  check_group_count(group_cnt);
+  s.ops = ops;
+  return s;
 }
 
 }  // namespace
@@ -52,22 +54,10 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardInference(
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::inference;
-    s.per_activation = norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
-    s.ops = normOps;
+    NormSpec s = generic_spec(NormPhase::inference, mode, normOps, algo, groupCnt);
     s.epsilon = epsilon;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.z = optional_tensor(zDesc, normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "zDesc");
-    d.scale_bias = &checked_tensor(normScaleBiasDesc, "normScaleBiasDesc");
-    d.scale_bias_name = "normScaleBiasDesc";
-    d.mean_var = &checked_tensor(normMeanVarDesc, "normMeanVarDesc");
-    d.activation = activation_for(normOps, activationDesc);
+    const NormDescs d = forward_descs(normOps, xDesc, yDesc, zDesc, normScaleBiasDesc, "normScaleBiasDesc",
+                                      normMeanVarDesc, "normMeanVarDesc", activationDesc);
     for (auto [p, n] : {std::pair<const void *, const char *>{alpha, "alpha"}, {beta, "beta"}, {x, "x"}, {y, "y"},
                         {normScale, "normScale"}, {normBias, "normBias"}, {estimatedMean, "estimatedMean"},
                         {estimatedVariance, "estimatedVariance"}})
@@ -75,16 +65,8 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardInference(
     if (normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION) check_not_null(z, "z");
     s.alpha = alpha;
     s.beta = beta;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = x;
-    ptr.z = z;
-    ptr.y = y;
-    ptr.scale = normScale;
-    ptr.bias = normBias;
-    ptr.mean = estimatedMean;
-    ptr.variance = estimatedVariance;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      inference_pointers(x, z, y, normScale, normBias, estimatedMean, estimatedVariance));
   });
 }
 
@@ -95,22 +77,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetNormalizationForwardTrainingWorkspaceSize(
     const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt) {
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::training;
-    s.per_activation = norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
-    s.ops = normOps;
+    NormSpec s = generic_spec(NormPhase::training, mode, normOps, algo, groupCnt);
     s.running_mean = s.running_var = s.saved_stats = true;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.z = optional_tensor(zDesc, normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "zDesc");
-    d.scale_bias = &checked_tensor(normScaleBiasDesc, "normScaleBiasDesc");
-    d.scale_bias_name = "normScaleBiasDesc";
-    d.mean_var = &checked_tensor(normMeanVarDesc, "normMeanVarDesc");
-    d.activation = activation_for(normOps, activationDesc);
+    const NormDescs d = forward_descs(normOps, xDesc, yDesc, zDesc, normScaleBiasDesc, "normScaleBiasDesc",
+                                      normMeanVarDesc, "normMeanVarDesc", activationDesc);
     check_not_null(sizeInBytes, "sizeInBytes");
     *sizeInBytes = plan_for(h, build_normalization(s, d).g)->workspace_size();
   });
@@ -124,24 +94,10 @@ cudnnStatus_t CUDNNWINAPI cudnnGetNormalizationBackwardWorkspaceSize(
     const cudnnTensorDescriptor_t normMeanVarDesc, size_t *sizeInBytes, int groupCnt) {
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::backward;
-    s.per_activation = norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
-    s.ops = normOps;
+    NormSpec s = generic_spec(NormPhase::backward, mode, normOps, algo, groupCnt);
     s.saved_stats = true;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    if (normOps != CUDNN_NORM_OPS_NORM) d.y = &checked_tensor(yDesc, "yDesc");
-    d.dy = &checked_tensor(dyDesc, "dyDesc");
-    d.dx = &checked_tensor(dxDesc, "dxDesc");
-    d.dz = optional_tensor(dzDesc, normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "dzDesc");
-    d.scale_bias = &checked_tensor(dNormScaleBiasDesc, "dNormScaleBiasDesc");
-    d.scale_bias_name = "dNormScaleBiasDesc";
-    d.mean_var = &checked_tensor(normMeanVarDesc, "normMeanVarDesc");
-    d.activation = activation_for(normOps, activationDesc);
+    const NormDescs d = backward_descs(normOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc,
+                                       "dNormScaleBiasDesc", normMeanVarDesc, "normMeanVarDesc", activationDesc);
     check_not_null(sizeInBytes, "sizeInBytes");
     *sizeInBytes = plan_for(h, build_normalization(s, d).g)->workspace_size();
   });
@@ -153,10 +109,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetNormalizationTrainingReserveSpaceSize(
     int groupCnt) {
   return FDNN_GUARDED([&] {
     checked_handle(handle);
-    norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
+    generic_spec(NormPhase::training, mode, normOps, algo, groupCnt);
     activation_for(normOps, activationDesc);
     const cudnnTensorStruct &x = checked_tensor(xDesc, "xDesc");
     check_not_null(sizeInBytes, "sizeInBytes");
@@ -177,23 +130,11 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardTraining(
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::training;
-    s.per_activation = norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
-    s.ops = normOps;
+    NormSpec s = generic_spec(NormPhase::training, mode, normOps, algo, groupCnt);
     s.epsilon = epsilon;
     s.exp_avg_factor = exponentialAverageFactor;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    d.y = &checked_tensor(yDesc, "yDesc");
-    d.z = optional_tensor(zDesc, normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "zDesc");
-    d.scale_bias = &checked_tensor(normScaleBiasDesc, "normScaleBiasDesc");
-    d.scale_bias_name = "normScaleBiasDesc";
-    d.mean_var = &checked_tensor(normMeanVarDesc, "normMeanVarDesc");
-    d.activation = activation_for(normOps, activationDesc);
+    const NormDescs d = forward_descs(normOps, xDesc, yDesc, zDesc, normScaleBiasDesc, "normScaleBiasDesc",
+                                      normMeanVarDesc, "normMeanVarDesc", activationDesc);
     for (auto [p, n] : {std::pair<const void *, const char *>{alpha, "alpha"}, {beta, "beta"}, {xData, "xData"},
                         {yData, "yData"}, {normScale, "normScale"}, {normBias, "normBias"}})
       check_not_null(p, n);
@@ -203,22 +144,10 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationForwardTraining(
     s.saved_stats = pair_given(resultSaveMean, resultSaveInvVariance, "resultSaveMean", "resultSaveInvVariance");
     s.alpha = alpha;
     s.beta = beta;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = xData;
-    ptr.z = zData;
-    ptr.y = yData;
-    ptr.scale = normScale;
-    ptr.bias = normBias;
-    ptr.running_mean = resultRunningMean;
-    ptr.running_variance = resultRunningVariance;
-    ptr.save_mean = resultSaveMean;
-    ptr.save_inv_variance = resultSaveInvVariance;
-    ptr.workspace = workspace;
-    ptr.workspace_bytes = workSpaceSizeInBytes;
-    ptr.reserve = reserveSpace;
-    ptr.reserve_bytes = reserveSpaceSizeInBytes;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      training_pointers(xData, zData, yData, normScale, normBias, resultRunningMean,
+                                        resultRunningVariance, resultSaveMean, resultSaveInvVariance, workspace,
+                                        workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes));
   });
 }
 
@@ -238,23 +167,11 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationBackward(
   (void)normBiasData;
   return FDNN_GUARDED([&] {
     cudnnContext &h = checked_handle(handle);
-    NormSpec s;
-    s.phase = NormPhase::backward;
-    s.per_activation = norm_per_activation(mode);
-    check_norm_ops(normOps, "normOps");
-    check_algo(algo);
-    check_group_count(groupCnt);
-    s.ops = normOps;
+    NormSpec s = generic_spec(NormPhase::backward, mode, normOps, algo, groupCnt);
     s.epsilon = epsilon;
-    NormDescs d;
-    d.x = &checked_tensor(xDesc, "xDesc");
-    if (normOps != CUDNN_NORM_OPS_NORM) d.y = &checked_tensor(yDesc, "yDesc");
-    d.dy = &checked_tensor(dyDesc, "dyDesc");
-    d.dx = &checked_tensor(dxDesc, "dxDesc");
-    d.dz = optional_tensor(dzDesc, normOps == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "dzDesc");
-    d.scale_bias = &checked_tensor(dNormScaleBiasDesc, "dNormScaleBiasDesc");
-    d.scale_bias_name = "dNormScaleBiasDesc";
-    d.activation = activation_for(normOps, activationDesc);
+    // normMeanVarDesc is checked only with the saved statistics (below).
+    NormDescs d = backward_descs(normOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc,
+                                 "dNormScaleBiasDesc", nullptr, nullptr, activationDesc);
     for (auto [p, n] : {std::pair<const void *, const char *>{alphaDataDiff, "alphaDataDiff"},
                         {betaDataDiff, "betaDataDiff"}, {alphaParamDiff, "alphaParamDiff"},
                         {betaParamDiff, "betaParamDiff"}, {xData, "xData"}, {dyData, "dyData"}, {dxData, "dxData"},
@@ -268,22 +185,10 @@ cudnnStatus_t CUDNNWINAPI cudnnNormalizationBackward(
     s.beta = betaDataDiff;
     s.alpha_param = alphaParamDiff;
     s.beta_param = betaParamDiff;
-    NormProblem p = build_normalization(s, d);
-    NormPointers ptr;
-    ptr.x = xData;
-    ptr.dy = dyData;
-    ptr.dx = dxData;
-    ptr.dz = dzData;
-    ptr.scale = normScaleData;
-    ptr.dscale = dNormScaleData;
-    ptr.dbias = dNormBiasData;
-    ptr.mean = savedMean;
-    ptr.variance = savedInvVariance;
-    ptr.workspace = workSpace;
-    ptr.workspace_bytes = workSpaceSizeInBytes;
-    ptr.reserve = reserveSpace;
-    ptr.reserve_bytes = reserveSpaceSizeInBytes;
-    run_normalization(h, fn, p, ptr);
+    run_normalization(h, fn, build_normalization(s, d),
+                      backward_pointers(xData, dyData, dxData, dzData, normScaleData, dNormScaleData, dNormBiasData,
+                                        savedMean, savedInvVariance, workSpace, workSpaceSizeInBytes, reserveSpace,
+                                        reserveSpaceSizeInBytes));
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/descriptor_lifetime.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/normalization_support.hpp"
@@ -216,6 +217,104 @@ void run_normalization(cudnnContext &h, const char *fn, const NormProblem &p, co
     pack.workspace_size = ptr.workspace_bytes;
   }
   run_graph(h, fn, p.g, pack);
+}
+
+const cudnnActivationStruct *activation_for(int ops, const cudnnActivationStruct *d) {
+  if (ops == 0) return nullptr;
+  return &live_descriptor(const_cast<cudnnActivationStruct *>(d), "activationDesc", "activation");
+}
+
+namespace {
+const cudnnTensorStruct *optional_tensor(const cudnnTensorStruct *d, bool needed, const char *name) {
+  return needed ? &checked_tensor(d, name) : nullptr;
+}
+
+// What forward and backward calls check after their data tensors.
+void add_param_descs(NormDescs &d, int ops, const cudnnTensorStruct *scale_bias, const char *scale_bias_name,
+                     const cudnnTensorStruct *mean_var, const char *mean_var_name,
+                     const cudnnActivationStruct *activation) {
+  d.scale_bias = &checked_tensor(scale_bias, scale_bias_name);
+  d.scale_bias_name = scale_bias_name;
+  if (mean_var_name != nullptr) d.mean_var = &checked_tensor(mean_var, mean_var_name);
+  d.activation = activation_for(ops, activation);
+}
+
+void bind_scratch(NormPointers &p, void *workspace, size_t workspace_bytes, void *reserve, size_t reserve_bytes) {
+  p.workspace = workspace;
+  p.workspace_bytes = workspace_bytes;
+  p.reserve = reserve;
+  p.reserve_bytes = reserve_bytes;
+}
+}  // namespace
+
+NormDescs forward_descs(int ops, const cudnnTensorStruct *x, const cudnnTensorStruct *y,
+                        const cudnnTensorStruct *z, const cudnnTensorStruct *scale_bias,
+                        const char *scale_bias_name, const cudnnTensorStruct *mean_var, const char *mean_var_name,
+                        const cudnnActivationStruct *activation) {
+  NormDescs d;
+  d.x = &checked_tensor(x, "xDesc");
+  d.y = &checked_tensor(y, "yDesc");
+  d.z = optional_tensor(z, ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "zDesc");
+  add_param_descs(d, ops, scale_bias, scale_bias_name, mean_var, mean_var_name, activation);
+  return d;
+}
+
+NormDescs backward_descs(int ops, const cudnnTensorStruct *x, const cudnnTensorStruct *y,
+                         const cudnnTensorStruct *dy, const cudnnTensorStruct *dz, const cudnnTensorStruct *dx,
+                         const cudnnTensorStruct *scale_bias, const char *scale_bias_name,
+                         const cudnnTensorStruct *mean_var, const char *mean_var_name,
+                         const cudnnActivationStruct *activation) {
+  NormDescs d;
+  d.x = &checked_tensor(x, "xDesc");
+  if (ops != CUDNN_NORM_OPS_NORM) d.y = &checked_tensor(y, "yDesc");
+  d.dy = &checked_tensor(dy, "dyDesc");
+  d.dx = &checked_tensor(dx, "dxDesc");
+  d.dz = optional_tensor(dz, ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION, "dzDesc");
+  add_param_descs(d, ops, scale_bias, scale_bias_name, mean_var, mean_var_name, activation);
+  return d;
+}
+
+NormPointers inference_pointers(const void *x, const void *z, void *y, const void *scale, const void *bias,
+                                const void *estimated_mean, const void *estimated_variance) {
+  NormPointers p;
+  p.x = x;
+  p.z = z;
+  p.y = y;
+  p.scale = scale;
+  p.bias = bias;
+  p.mean = estimated_mean;
+  p.variance = estimated_variance;
+  return p;
+}
+
+NormPointers training_pointers(const void *x, const void *z, void *y, const void *scale, const void *bias,
+                               void *running_mean, void *running_variance, void *save_mean,
+                               void *save_inv_variance, void *workspace, size_t workspace_bytes, void *reserve,
+                               size_t reserve_bytes) {
+  NormPointers p = inference_pointers(x, z, y, scale, bias, nullptr, nullptr);
+  p.running_mean = running_mean;
+  p.running_variance = running_variance;
+  p.save_mean = save_mean;
+  p.save_inv_variance = save_inv_variance;
+  bind_scratch(p, workspace, workspace_bytes, reserve, reserve_bytes);
+  return p;
+}
+
+NormPointers backward_pointers(const void *x, const void *dy, void *dx, void *dz, const void *scale, void *dscale,
+                               void *dbias, const void *saved_mean, const void *saved_inv_variance,
+                               void *workspace, size_t workspace_bytes, void *reserve, size_t reserve_bytes) {
+  NormPointers p;
+  p.x = x;
+  p.dy = dy;
+  p.dx = dx;
+  p.dz = dz;
+  p.scale = scale;
+  p.dscale = dscale;
+  p.dbias = dbias;
+  p.mean = saved_mean;
+  p.variance = saved_inv_variance;
+  bind_scratch(p, workspace, workspace_bytes, reserve, reserve_bytes);
+  return p;
 }
 
 }  // namespace fdnn::api

@@ -78,10 +78,42 @@ struct NormPointers {
   size_t reserve_bytes = 0;
 };
 
+// The activation descriptor of fused ops (NULL without them: ops == 0).
+const cudnnActivationStruct *activation_for(int ops, const cudnnActivationStruct *d);
+
+// The descriptors of a forward call, checked in cuDNN's order: x, y, z (with
+// the ADD_ACTIVATION ops only), scale/bias, mean/variance (only where
+// mean_var_name is given: the generic API has a descriptor of its own), the
+// activation (with fused ops only).
+NormDescs forward_descs(int ops, const cudnnTensorStruct *x, const cudnnTensorStruct *y,
+                        const cudnnTensorStruct *z, const cudnnTensorStruct *scale_bias,
+                        const char *scale_bias_name, const cudnnTensorStruct *mean_var, const char *mean_var_name,
+                        const cudnnActivationStruct *activation);
+// The descriptors of a backward call, likewise: x, y (fused ops only), dy,
+// dx, dz (ADD_ACTIVATION only), dscale/dbias, mean/variance (where named),
+// the activation.
+NormDescs backward_descs(int ops, const cudnnTensorStruct *x, const cudnnTensorStruct *y,
+                         const cudnnTensorStruct *dy, const cudnnTensorStruct *dz, const cudnnTensorStruct *dx,
+                         const cudnnTensorStruct *scale_bias, const char *scale_bias_name,
+                         const cudnnTensorStruct *mean_var, const char *mean_var_name,
+                         const cudnnActivationStruct *activation);
+
 // Checks the reserve space (and a workspace the caller offers), binds the
 // pointers and runs the graph. A workspace that is NULL or too small is
 // replaced by the handle's scratch, as cuDNN falls back to the plain call.
 void run_normalization(cudnnContext &h, const char *fn, const NormProblem &p, const NormPointers &ptr);
+
+// The pointers of each phase's call, as the batch-norm and generic entry
+// points both take them.
+NormPointers inference_pointers(const void *x, const void *z, void *y, const void *scale, const void *bias,
+                                const void *estimated_mean, const void *estimated_variance);
+NormPointers training_pointers(const void *x, const void *z, void *y, const void *scale, const void *bias,
+                               void *running_mean, void *running_variance, void *save_mean,
+                               void *save_inv_variance, void *workspace, size_t workspace_bytes, void *reserve,
+                               size_t reserve_bytes);
+NormPointers backward_pointers(const void *x, const void *dy, void *dx, void *dz, const void *scale, void *dscale,
+                               void *dbias, const void *saved_mean, const void *saved_inv_variance,
+                               void *workspace, size_t workspace_bytes, void *reserve, size_t reserve_bytes);
 
 
 }  // namespace fdnn::api

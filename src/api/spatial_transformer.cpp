@@ -6,6 +6,7 @@
 // The descriptor names the output: N x C x H x W (4-d only). theta is
 // N x 2 x 3 and the grid N x H x W x 2, packed, in the descriptor's data
 // type; x may be any N x C x Hi x Wi tensor of that type.
+#include "api/bound_tensor.hpp"
 #include "api/guard.hpp"
 #include "core/descriptor_lifetime.hpp"
 #include "core/dtype.hpp"
@@ -16,6 +17,7 @@
 #include "graph/graph.hpp"
 
 using namespace fdnn;
+using fdnn::api::add_bound_tensor;
 
 namespace {
 
@@ -110,14 +112,12 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorForward(cudnnHandle_t handl
     check_not_null(theta, "theta");
     check_not_null(grid, "grid");
     graph::Graph g;
+    VariantPack pack;
     graph::SpatialTransformOp op;
     op.stage = Stage::grid_forward;
-    op.theta = g.add_tensor_auto(packed(s.dtype, theta_dims(s)));
-    op.grid = g.add_tensor_auto(packed(s.dtype, grid_dims(s)));
+    op.theta = add_bound_tensor(g, pack, packed(s.dtype, theta_dims(s)), theta);
+    op.grid = add_bound_tensor(g, pack, packed(s.dtype, grid_dims(s)), grid);
     g.add_op(op);
-    VariantPack pack;
-    pack.set(op.theta, theta);
-    pack.set(op.grid, grid);
     run_graph(h, fn, g, pack);
   });
 }
@@ -133,14 +133,12 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfGridGeneratorBackward(cudnnHandle_t hand
     check_not_null(dgrid, "dgrid");
     check_not_null(dtheta, "dtheta");
     graph::Graph g;
+    VariantPack pack;
     graph::SpatialTransformOp op;
     op.stage = Stage::grid_backward;
-    op.dgrid = g.add_tensor_auto(packed(s.dtype, grid_dims(s)));
-    op.theta = g.add_tensor_auto(packed(s.dtype, theta_dims(s)));
+    op.dgrid = add_bound_tensor(g, pack, packed(s.dtype, grid_dims(s)), dgrid);
+    op.theta = add_bound_tensor(g, pack, packed(s.dtype, theta_dims(s)), dtheta);
     g.add_op(op);
-    VariantPack pack;
-    pack.set(op.dgrid, dgrid);
-    pack.set(op.theta, dtheta);
     run_graph(h, fn, g, pack);
   });
 }
@@ -171,14 +169,11 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerForward(cudnnHandle_t handle,
     op.stage = Stage::sampler_forward;
     op.blend.alpha = read_scaling(alpha, yd.dtype);
     op.blend.beta = read_scaling(beta, yd.dtype);
-    op.x = g.add_tensor_auto(sub_view(xd, x_ext));
-    op.grid = g.add_tensor_auto(packed(s.dtype, grid_dims(s)));
-    op.y = g.add_tensor_auto(sub_view(yd, y_ext));
-    g.add_op(op);
     VariantPack pack;
-    pack.set(op.x, x);
-    pack.set(op.grid, grid);
-    pack.set(op.y, y);
+    op.x = add_bound_tensor(g, pack, sub_view(xd, x_ext), x);
+    op.grid = add_bound_tensor(g, pack, packed(s.dtype, grid_dims(s)), grid);
+    op.y = add_bound_tensor(g, pack, sub_view(yd, y_ext), y);
+    g.add_op(op);
     run_graph(h, fn, g, pack);
   });
 }
@@ -214,18 +209,13 @@ cudnnStatus_t CUDNNWINAPI cudnnSpatialTfSamplerBackward(
     op.blend.beta = read_scaling(beta, dxd.dtype);
     op.grid_blend.alpha = read_scaling(alphaDgrid, s.dtype);
     op.grid_blend.beta = read_scaling(betaDgrid, s.dtype);
-    op.x = g.add_tensor_auto(to_graph_tensor(xd));
-    op.grid = g.add_tensor_auto(packed(s.dtype, grid_dims(s)));
-    op.dy = g.add_tensor_auto(to_graph_tensor(dyd));
-    op.dx = g.add_tensor_auto(to_graph_tensor(dxd));
-    op.dgrid = g.add_tensor_auto(packed(s.dtype, grid_dims(s)));
-    g.add_op(op);
     VariantPack pack;
-    pack.set(op.x, x);
-    pack.set(op.grid, grid);
-    pack.set(op.dy, dy);
-    pack.set(op.dx, dx);
-    pack.set(op.dgrid, dgrid);
+    op.x = add_bound_tensor(g, pack, xd, x);
+    op.grid = add_bound_tensor(g, pack, packed(s.dtype, grid_dims(s)), grid);
+    op.dy = add_bound_tensor(g, pack, dyd, dy);
+    op.dx = add_bound_tensor(g, pack, dxd, dx);
+    op.dgrid = add_bound_tensor(g, pack, packed(s.dtype, grid_dims(s)), dgrid);
+    g.add_op(op);
     run_graph(h, fn, g, pack);
   });
 }

@@ -11,33 +11,15 @@
 
 #include "common/activation_reference.hpp"
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
 namespace {
-
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-};
-
-const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
 
 const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
 const std::vector<std::pair<double, double>> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.25, -1}};
@@ -55,30 +37,12 @@ struct ActDesc {
   operator cudnnActivationDescriptor_t() const { return d; }
 };
 
-HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  return make_tensor(t, dims, s);
-}
-
 ActivationSpec random_spec(Rng &rng, cudnnActivationMode_t mode) {
   ActivationSpec s;
   s.mode = mode;
   s.propagate_nan = rng.coin();
   s.coef = mode == CUDNN_ACTIVATION_CLIPPED_RELU ? rng.uniform(0.5, 3) : (mode == CUDNN_ACTIVATION_ELU ? rng.uniform(0.2, 2) : 0.0);
   s.swish_beta = rng.uniform(0.3, 2);
-  return s;
-}
-
-std::string describe(const HostTensor &t) {
-  std::string s = type_name(t.dtype);
-  for (int64_t d : t.dims) s += " " + std::to_string(d);
-  s += " /";
-  for (int64_t d : t.strides) s += " " + std::to_string(d);
   return s;
 }
 
@@ -149,7 +113,7 @@ TEST(ActivationDescriptor, SetGetAndSwishBetaLikeCudnn) {
 
 TEST(ActivationForward, EveryModeTypeLayoutAndBlend) {
   Rng rng(test_seed(301));
-  Handles hs;
+  EngineHandles hs;
   for (int mode = 0; mode <= 6; ++mode) {
     if (mode == CUDNN_ACTIVATION_IDENTITY) continue;  // BAD_PARAM (see the bad-input tests)
     for (cudnnDataType_t t : kTypes) {
@@ -186,7 +150,7 @@ TEST(ActivationForward, EveryModeTypeLayoutAndBlend) {
 
 TEST(ActivationBackward, EveryModeTypeLayoutAndBlend) {
   Rng rng(test_seed(302));
-  Handles hs;
+  EngineHandles hs;
   for (int mode = 0; mode <= 6; ++mode) {
     if (mode == CUDNN_ACTIVATION_IDENTITY) continue;
     for (cudnnDataType_t t : kTypes) {
@@ -231,7 +195,7 @@ TEST(ActivationBackward, EveryModeTypeLayoutAndBlend) {
 // overwritten by an in-place forward (x passed = y).
 TEST(ActivationInPlace, ForwardAndBackwardFromOutput) {
   Rng rng(test_seed(303));
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {2, 3, 4, 5};
   for (int mode : {CUDNN_ACTIVATION_SIGMOID, CUDNN_ACTIVATION_TANH, CUDNN_ACTIVATION_ELU, CUDNN_ACTIVATION_RELU,
                    CUDNN_ACTIVATION_CLIPPED_RELU}) {
@@ -264,7 +228,7 @@ TEST(ActivationInPlace, ForwardAndBackwardFromOutput) {
 }
 
 TEST(ActivationForward, NanPropagationOfTheRelus) {
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {1, 1, 1, 4};
   HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
   x.set_values({std::nan(""), -1.0, 0.5, 7.0});
@@ -294,7 +258,7 @@ TEST(ActivationForward, NanPropagationOfTheRelus) {
 // (double tensors, smooth modes, points away from the ReLU kinks).
 TEST(ActivationBackward, MatchesFiniteDifferences) {
   Rng rng(test_seed(304));
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {2, 3, 2, 2};
   for (int mode = 0; mode <= 6; ++mode) {
     if (mode == CUDNN_ACTIVATION_IDENTITY) continue;

@@ -13,51 +13,21 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/normalization_reference.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
 namespace {
 
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-};
-
-const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
-
 const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
                                              CUDNN_DATA_BFLOAT16};
 
 cudnnDataType_t param_type(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
-
-HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  HostTensor h = make_tensor(t, dims, s);
-  fill_random(h, rng, lo, hi);
-  return h;
-}
 
 // A like-shaped tensor with its own random layout.
 HostTensor like(Rng &rng, const HostTensor &x, double lo, double hi) { return random_layout(rng, x.dtype, x.dims, lo, hi); }
@@ -125,7 +95,7 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 enum class Api { legacy, ex, generic };
 
 void run_forward_training(Api api, uint64_t seed, int iterations) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
     Case c = random_case(rng);
@@ -251,7 +221,7 @@ void run_forward_training(Api api, uint64_t seed, int iterations) {
 // ---- Backward (plain, Ex, generic), fed by the forward's reserve space -------
 
 void run_backward(Api api, uint64_t seed, int iterations) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
     Case c = random_case(rng);
@@ -408,7 +378,7 @@ TEST(NormalizationBackward, FusedAddActivation) { run_backward(Api::generic, 513
 // ---- Inference ------------------------------------------------------------------
 
 TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(521));
   for (int it = 0; it < 40; ++it) {
     Case c = random_case(rng);
@@ -469,7 +439,7 @@ TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
 // L = sum(w * y) with y the training forward output (double data); backward's
 // dx, dscale and dbias must be its derivatives.
 TEST(BatchNormBackward, MatchesFiniteDifferences) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(531));
   for (int it = 0; it < 4; ++it) {
     const bool per_act = it % 2 == 1;

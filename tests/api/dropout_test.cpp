@@ -12,30 +12,15 @@
 
 #include "common/buffer.hpp"
 #include "common/dropout_reference.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
 namespace {
-
-struct Handle {
-  cudnnHandle_t h = nullptr;
-  explicit Handle(bool reference = false) {
-    if (reference) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    } else {
-      EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    }
-  }
-  ~Handle() { cudnnDestroy(h); }
-};
-
-// The handles a problem runs on: the default engines, and on the CPU the
-// reference engines too.
-std::vector<bool> engine_kinds() { return gpu_mode() ? std::vector<bool>{false} : std::vector<bool>{false, true}; }
 
 struct Dropout {
   cudnnDropoutDescriptor_t d = nullptr;
@@ -49,18 +34,6 @@ struct Dropout {
   }
   ~Dropout() { cudnnDestroyDropoutDescriptor(d); }
 };
-
-HostTensor random_tensor(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  HostTensor h = make_tensor(t, dims, s);
-  fill_random(h, rng, -4, 4);
-  return h;
-}
 
 size_t reserve_size(const HostTensor &x) {
   TensorDesc xd(x);
@@ -99,7 +72,7 @@ TEST(DropoutReference, PhiloxKnownAnswers) {
 }
 
 TEST(DropoutDescriptor, SizesSetGetRestore) {
-  Handle h;
+  EngineHandle h;
   size_t states = 0;
   ASSERT_EQ(cudnnDropoutGetStatesSize(h.h, &states), CUDNN_STATUS_SUCCESS);
   EXPECT_GE(states, 16u);
@@ -136,12 +109,12 @@ TEST(DropoutDescriptor, SizesSetGetRestore) {
 TEST(DropoutForward, RandomShapesTypesLayoutsMatchPredictedMasks) {
   Rng rng(test_seed(301));
   for (bool ref : engine_kinds()) {
-    Handle h(ref);
+    EngineHandle h(ref);
     for (int it = 0; it < 12; ++it) {
       const cudnnDataType_t t = rng.pick(kTypes);
       const std::vector<int64_t> dims = random_dims(rng, static_cast<int>(rng.integer(4, 5)), 9, 3000);
-      const HostTensor x = random_tensor(rng, t, dims);
-      HostTensor y = random_tensor(rng, t, dims);
+      const HostTensor x = random_layout(rng, t, dims, -4, 4);
+      HostTensor y = random_layout(rng, t, dims, -4, 4);
       const float p = static_cast<float>(rng.pick(std::vector<double>{0.0, 0.1, 0.5, 0.8, 1.0}));
       const unsigned long long seed = rng.next();
       Dropout dr(h.h, p, seed);
@@ -159,10 +132,10 @@ TEST(DropoutForward, RandomShapesTypesLayoutsMatchPredictedMasks) {
 }
 
 TEST(DropoutForward, DifferentDimsSameCountAndInPlace) {
-  Handle h;
+  EngineHandle h;
   Rng rng(test_seed(302));
   Dropout dr(h.h, 0.3f, 11);
-  const HostTensor x = random_tensor(rng, CUDNN_DATA_FLOAT, {2, 3, 4, 5});
+  const HostTensor x = random_layout(rng, CUDNN_DATA_FLOAT, {2, 3, 4, 5}, -4, 4);
   HostTensor y = make_tensor(CUDNN_DATA_FLOAT, {1, 6, 20, 1}, packed_strides({1, 6, 20, 1}, Layout::nhwc));
   std::vector<uint8_t> reserve;
   HostTensor got = forward(h.h, dr, x, y, reserve);
@@ -177,7 +150,7 @@ TEST(DropoutForward, DifferentDimsSameCountAndInPlace) {
 }
 
 TEST(DropoutForward, KeptFractionWithinBinomialBounds) {
-  Handle h;
+  EngineHandle h;
   const int64_t n = 1 << 18;
   for (float p : {0.1f, 0.5f, 0.9f}) {
     Dropout dr(h.h, p, 12345);
@@ -204,9 +177,9 @@ TEST(DropoutForward, KeptFractionWithinBinomialBounds) {
 }
 
 TEST(DropoutForward, SameSeedSameMasksAndRestoreResumes) {
-  Handle h;
+  EngineHandle h;
   Rng rng(test_seed(303));
-  const HostTensor x = random_tensor(rng, CUDNN_DATA_FLOAT, {3, 4, 5, 7});
+  const HostTensor x = random_layout(rng, CUDNN_DATA_FLOAT, {3, 4, 5, 7}, -4, 4);
   std::vector<uint8_t> a0, a1, a2, b0, c1, c2;
   {
     Dropout a(h.h, 0.5f, 99);
@@ -242,18 +215,18 @@ TEST(DropoutForward, SameSeedSameMasksAndRestoreResumes) {
 TEST(DropoutBackward, AppliesTheForwardMask) {
   Rng rng(test_seed(304));
   for (bool ref : engine_kinds()) {
-    Handle h(ref);
+    EngineHandle h(ref);
     for (int it = 0; it < 8; ++it) {
       const cudnnDataType_t t = rng.pick(kTypes);
       const std::vector<int64_t> dims = random_dims(rng, 4, 9, 2000);
       const float p = static_cast<float>(rng.pick(std::vector<double>{0.0, 0.2, 0.6, 1.0}));
       Dropout dr(h.h, p, rng.next());
-      const HostTensor x = random_tensor(rng, t, dims);
+      const HostTensor x = random_layout(rng, t, dims, -4, 4);
       std::vector<uint8_t> reserve;
       forward(h.h, dr, x, x, reserve);
       const std::vector<bool> keep = unpack_mask_bits(reserve, x.elements());
-      const HostTensor dy = random_tensor(rng, t, dims);
-      HostTensor dx = random_tensor(rng, t, dims);
+      const HostTensor dy = random_layout(rng, t, dims, -4, 4);
+      HostTensor dx = random_layout(rng, t, dims, -4, 4);
       poison(dx);
       TensorDesc dyd(dy), dxd(dx);
       Buffer dyb = upload(dy), dxb = upload(dx), rb(reserve.size());
@@ -269,7 +242,7 @@ TEST(DropoutBackward, AppliesTheForwardMask) {
 }
 
 TEST(DropoutBadInput, EveryEntryPoint) {
-  Handle h;
+  EngineHandle h;
   size_t bytes = 0;
   EXPECT_FAILS_NAMING(cudnnCreateDropoutDescriptor(nullptr), CUDNN_STATUS_BAD_PARAM, "cudnnCreateDropoutDescriptor",
                       "dropoutDesc");

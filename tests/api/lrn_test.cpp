@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/lrn_reference.hpp"
 #include "common/random.hpp"
@@ -22,27 +23,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-  cudnnHandle_t main() const { return all.front(); }
-};
-
-const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
 
 class LrnDesc {
  public:
@@ -183,7 +163,7 @@ TEST(LrnDescriptor, RejectsOutOfRangeAndKeepsValues) {
 // ---- Cross-channel forward ----------------------------------------------------------
 
 TEST(LrnCrossChannelForward, RandomShapesLayoutsTypesBlend) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(301));
   for (int it = 0; it < 40; ++it) {
     const cudnnDataType_t t = rng.pick(kTypes);
@@ -218,7 +198,7 @@ TEST(LrnCrossChannelForward, RandomShapesLayoutsTypesBlend) {
 // In place (x == y) with beta = 0 is allowed: each element is read before its
 // block is written.
 TEST(LrnCrossChannelForward, InPlace) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(302));
   const LrnParams p{false, 5, 1.5, 0.75, 2.0};
   const std::vector<int64_t> dims = {2, 13, 5, 7};
@@ -241,7 +221,7 @@ TEST(LrnCrossChannelForward, InPlace) {
 // ---- Cross-channel backward ---------------------------------------------------------
 
 TEST(LrnCrossChannelBackward, RandomShapesLayoutsTypesBlend) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(303));
   for (int it = 0; it < 40; ++it) {
     const cudnnDataType_t t = rng.pick(kTypes);
@@ -280,7 +260,7 @@ TEST(LrnCrossChannelBackward, RandomShapesLayoutsTypesBlend) {
 // ---- Divisive normalization ------------------------------------------------------------
 
 TEST(DivisiveNormalizationForward, RandomShapesLayoutsTypesMeansBlend) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(304));
   for (int it = 0; it < 40; ++it) {
     const cudnnDataType_t t = rng.pick(kTypes);
@@ -318,7 +298,7 @@ TEST(DivisiveNormalizationForward, RandomShapesLayoutsTypesMeansBlend) {
 }
 
 TEST(DivisiveNormalizationBackward, RandomShapesLayoutsTypesMeansBlend) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(305));
   for (int it = 0; it < 40; ++it) {
     const cudnnDataType_t t = rng.pick(kTypes);
@@ -388,7 +368,7 @@ std::vector<double> api_forward(cudnnHandle_t h, const LrnParams &p, const HostT
   return y.values();
 }
 
-void finite_difference_case(const Handles &hs, const LrnParams &p, const std::vector<int64_t> &dims, bool with_means,
+void finite_difference_case(const EngineHandles &hs, const LrnParams &p, const std::vector<int64_t> &dims, bool with_means,
                             uint64_t seed) {
   Rng rng(seed);
   const cudnnDataType_t t = CUDNN_DATA_DOUBLE;
@@ -452,14 +432,14 @@ void finite_difference_case(const Handles &hs, const LrnParams &p, const std::ve
 }  // namespace
 
 TEST(LrnCrossChannelBackward, MatchesFiniteDifferences) {
-  Handles hs;
+  EngineHandles hs;
   finite_difference_case(hs, {false, 5, 2.0, 0.75, 1.0}, {2, 7, 2, 3}, false, 311);
   finite_difference_case(hs, {false, 4, 3.0, 1.3, 0.5}, {1, 6, 3, 2}, false, 312);
   finite_difference_case(hs, {false, 1, 1.0, 0.5, 2.0}, {1, 3, 2, 2, 2}, false, 313);
 }
 
 TEST(DivisiveNormalizationBackward, MatchesFiniteDifferences) {
-  Handles hs;
+  EngineHandles hs;
   finite_difference_case(hs, {true, 3, 2.0, 0.75, 1.0}, {1, 2, 4, 5}, true, 321);
   // Odd windows only: for even n cuDNN's dx sums over the mirrored window
   // (graph/op_lrn.hpp), which the random tests hold against the reference.

@@ -11,32 +11,16 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/pooling_reference.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
 namespace {
-
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-};
 
 struct PoolDesc {
   cudnnPoolingDescriptor_t d = nullptr;
@@ -49,16 +33,6 @@ struct PoolDesc {
   }
   ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
 };
-
-HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  return make_tensor(t, dims, s);
-}
 
 // Values without ties inside any window: distinct multiples of a step that
 // the type represents exactly (a permutation of a range of integers).
@@ -112,7 +86,7 @@ Problem random_problem(Rng &rng, int spatial) {
 
 cudnnDataType_t compute_of(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
 
-void run_forward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
+void run_forward_case(const EngineHandles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
   const Problem pr = random_problem(rng, spatial);
   HostTensor x = random_layout(rng, dt, pr.x_dims);
   fill_distinct(x, rng);
@@ -138,7 +112,7 @@ void run_forward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spati
   }
 }
 
-void run_backward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
+void run_backward_case(const EngineHandles &hs, Rng &rng, cudnnDataType_t dt, int spatial, int iter) {
   const Problem pr = random_problem(rng, spatial);
   HostTensor x = random_layout(rng, dt, pr.x_dims);
   fill_distinct(x, rng);
@@ -177,7 +151,7 @@ void run_backward_case(const Handles &hs, Rng &rng, cudnnDataType_t dt, int spat
 }
 
 TEST(PoolingForward, RandomModesTypesLayoutsAndBlending) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(301));
   const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16,
                                    CUDNN_DATA_INT8};
@@ -188,7 +162,7 @@ TEST(PoolingForward, RandomModesTypesLayoutsAndBlending) {
 }
 
 TEST(PoolingBackward, RandomModesTypesLayoutsAndBlending) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(302));
   const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
   int iter = 0;
@@ -199,7 +173,7 @@ TEST(PoolingBackward, RandomModesTypesLayoutsAndBlending) {
 
 // A few larger problems for the fast engines' vectorised and threaded paths.
 TEST(PoolingForward, LargerNchwAndNhwcProblems) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(303));
   for (int k = 0; k < 4; ++k) {
     PoolingParams p;
@@ -231,7 +205,7 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
 
 // NaN: PROPAGATE gives NaN where a window holds one; NOT_PROPAGATE skips it.
 TEST(PoolingForward, MaxNanPropagation) {
-  Handles hs;
+  EngineHandles hs;
   for (bool prop : {false, true}) {
     PoolingParams p;
     p.mode = CUDNN_POOLING_MAX;
@@ -267,7 +241,7 @@ TEST(PoolingForward, MaxNanPropagation) {
 // max gives -FLT_MAX, the average 0/0 = NaN when padding is excluded and 0
 // when it is included (cuDNN 9.19 on the H100).
 TEST(PoolingForward, WindowsWithoutInputPositions) {
-  Handles hs;
+  EngineHandles hs;
   for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                                   CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
     PoolingParams p;
@@ -307,7 +281,7 @@ TEST(PoolingForward, WindowsWithoutInputPositions) {
 // Ties: the gradient goes to one position per window (the first in
 // row-major order), never split.
 TEST(PoolingBackward, MaxTiesGoToTheFirstPosition) {
-  Handles hs;
+  EngineHandles hs;
   PoolingParams p;
   p.mode = CUDNN_POOLING_MAX;
   p.window = {2, 2};
@@ -337,7 +311,7 @@ TEST(PoolingBackward, MaxTiesGoToTheFirstPosition) {
 
 // dx against central differences of sum(dy * pool(x)) (double, small).
 TEST(PoolingBackward, FiniteDifferences) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(304));
   for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                                   CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
@@ -398,7 +372,7 @@ TEST(PoolingBackward, FiniteDifferences) {
 
 // Bad inputs, with the statuses of cuDNN.
 TEST(PoolingForward, BadInputs) {
-  Handles hs;
+  EngineHandles hs;
   cudnnHandle_t h = hs.all.front();
   PoolingParams p;
   p.window = {2, 2};
@@ -457,7 +431,7 @@ TEST(PoolingForward, BadInputs) {
 }
 
 TEST(PoolingBackward, BadInputs) {
-  Handles hs;
+  EngineHandles hs;
   cudnnHandle_t h = hs.all.front();
   PoolingParams p;
   p.window = {2, 2};

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/softmax_reference.hpp"
 #include "common/tensor_data.hpp"
 
@@ -18,46 +20,8 @@ using namespace fdnn_test;
 
 namespace {
 
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-};
-
-const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
-
 const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
 const std::vector<std::pair<double, double>> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.25, -1}};
-
-HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  return make_tensor(t, dims, s);
-}
-
-std::string describe(const HostTensor &t) {
-  std::string s = type_name(t.dtype);
-  for (int64_t d : t.dims) s += " " + std::to_string(d);
-  s += " /";
-  for (int64_t d : t.strides) s += " " + std::to_string(d);
-  return s;
-}
 
 // y = softmax of x (or log-softmax), exact, stored in y's type.
 void fill_softmax(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const HostTensor &x, HostTensor &y) {
@@ -71,7 +35,7 @@ void fill_softmax(cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const H
 
 TEST(SoftmaxForward, EveryAlgorithmModeTypeLayoutAndBlend) {
   Rng rng(test_seed(401));
-  Handles hs;
+  EngineHandles hs;
   for (int algo = 0; algo <= 2; ++algo)
     for (int mode = 0; mode <= 1; ++mode)
       for (cudnnDataType_t t : kTypes) {
@@ -107,7 +71,7 @@ TEST(SoftmaxForward, EveryAlgorithmModeTypeLayoutAndBlend) {
 
 TEST(SoftmaxBackward, EveryAlgorithmModeTypeLayoutAndBlend) {
   Rng rng(test_seed(402));
-  Handles hs;
+  EngineHandles hs;
   for (int algo = 0; algo <= 2; ++algo)
     for (int mode = 0; mode <= 1; ++mode)
       for (cudnnDataType_t t : kTypes) {
@@ -150,7 +114,7 @@ TEST(SoftmaxBackward, EveryAlgorithmModeTypeLayoutAndBlend) {
 // ACCURATE and LOG subtract the maximum: inputs around 1e4 do not overflow.
 TEST(SoftmaxForward, AccurateAndLogDoNotOverflow) {
   Rng rng(test_seed(403));
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {3, 50, 1, 1};
   for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF})
     for (auto algo : {CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG}) {
@@ -176,7 +140,7 @@ TEST(SoftmaxForward, AccurateAndLogDoNotOverflow) {
 // (double): dx_i = sum_j dy_j * d y_j / d x_i.
 TEST(SoftmaxBackward, MatchesFiniteDifferences) {
   Rng rng(test_seed(404));
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {2, 3, 2, 1};
   const double one = 1, zero = 0, h = 1e-6;
   for (auto algo : {CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG})
@@ -217,7 +181,7 @@ TEST(SoftmaxBackward, MatchesFiniteDifferences) {
 
 TEST(SoftmaxInPlace, ForwardAndBackward) {
   Rng rng(test_seed(405));
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {2, 7, 3, 2};
   HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nhwc));
   fill_random(x, rng, -3, 3);

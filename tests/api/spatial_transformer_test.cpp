@@ -11,29 +11,16 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/spatial_transformer_reference.hpp"
 #include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
 namespace {
-
-struct Handle {
-  cudnnHandle_t h = nullptr;
-  explicit Handle(bool reference = false) {
-    if (reference) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    } else {
-      EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    }
-  }
-  ~Handle() { cudnnDestroy(h); }
-};
-
-std::vector<bool> engine_kinds() { return gpu_mode() ? std::vector<bool>{false} : std::vector<bool>{false, true}; }
 
 struct StDesc {
   cudnnSpatialTransformerDescriptor_t d = nullptr;
@@ -53,18 +40,6 @@ HostTensor packed(cudnnDataType_t t, const std::vector<int64_t> &dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
   return make_tensor(t, dims, s);
-}
-
-HostTensor random_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s;
-  switch (rng.integer(0, 2)) {
-    case 0: s = packed_strides(dims, Layout::nchw); break;
-    case 1: s = packed_strides(dims, Layout::nhwc); break;
-    default: s = random_strides(rng, dims); break;
-  }
-  HostTensor h = make_tensor(t, dims, s);
-  fill_random(h, rng, -2, 2);
-  return h;
 }
 
 StShape random_shape(Rng &rng) {
@@ -110,7 +85,7 @@ std::vector<Expect> expect(const std::vector<double> &v, double tol_abs) {
 TEST(SpatialTransformerGrid, ForwardAndBackwardMatchReference) {
   Rng rng(test_seed(401));
   for (bool ref : engine_kinds()) {
-    Handle h(ref);
+    EngineHandle h(ref);
     for (int it = 0; it < 10; ++it) {
       const cudnnDataType_t t = rng.pick(kTypes);
       const StShape s = random_shape(rng);
@@ -137,14 +112,14 @@ TEST(SpatialTransformerGrid, ForwardAndBackwardMatchReference) {
 TEST(SpatialTransformerSampler, ForwardMatchesReferenceWithBlending) {
   Rng rng(test_seed(402));
   for (bool ref : engine_kinds()) {
-    Handle h(ref);
+    EngineHandle h(ref);
     for (int it = 0; it < 12; ++it) {
       const cudnnDataType_t t = rng.pick(kTypes);
       const StShape s = random_shape(rng);
       StDesc sd(t, s);
-      const HostTensor x = random_layout(rng, t, {s.n, s.c, s.hi, s.wi});
+      const HostTensor x = random_layout(rng, t, {s.n, s.c, s.hi, s.wi}, -2, 2);
       const HostTensor grid = random_grid(rng, t, s);
-      HostTensor y = random_layout(rng, t, {s.n, s.c, s.h, s.w});
+      HostTensor y = random_layout(rng, t, {s.n, s.c, s.h, s.w}, -2, 2);
       const double alpha = rng.pick(std::vector<double>{1, 0.5, -2}), beta = rng.pick(std::vector<double>{0, 1, -0.5});
       const std::vector<double> prior = y.values();
       if (beta == 0) poison(y);
@@ -171,15 +146,15 @@ TEST(SpatialTransformerSampler, ForwardMatchesReferenceWithBlending) {
 TEST(SpatialTransformerSampler, BackwardMatchesReferenceWithBlending) {
   Rng rng(test_seed(403));
   for (bool ref : engine_kinds()) {
-    Handle h(ref);
+    EngineHandle h(ref);
     for (int it = 0; it < 12; ++it) {
       const cudnnDataType_t t = rng.pick(kTypes);
       const StShape s = random_shape(rng);
       StDesc sd(t, s);
-      const HostTensor x = random_layout(rng, t, {s.n, s.c, s.hi, s.wi});
+      const HostTensor x = random_layout(rng, t, {s.n, s.c, s.hi, s.wi}, -2, 2);
       const HostTensor grid = random_grid(rng, t, s);
-      const HostTensor dy = random_layout(rng, t, {s.n, s.c, s.h, s.w});
-      HostTensor dx = random_layout(rng, t, {s.n, s.c, s.hi, s.wi});
+      const HostTensor dy = random_layout(rng, t, {s.n, s.c, s.h, s.w}, -2, 2);
+      HostTensor dx = random_layout(rng, t, {s.n, s.c, s.hi, s.wi}, -2, 2);
       HostTensor dgrid = random_grid(rng, t, s);
       const double alpha = rng.pick(std::vector<double>{1, 0.5}), beta = rng.pick(std::vector<double>{0, 1, -0.5});
       const double ga = rng.pick(std::vector<double>{1, -1.5}), gbeta = rng.pick(std::vector<double>{0, 2});
@@ -212,7 +187,7 @@ TEST(SpatialTransformerSampler, BackwardMatchesReferenceWithBlending) {
 // Backward against central differences of the library's own forward calls
 // (double data), for L = sum(dy * y): dgrid, dx and dtheta.
 TEST(SpatialTransformerSampler, BackwardMatchesFiniteDifferences) {
-  Handle h;
+  EngineHandle h;
   Rng rng(test_seed(404));
   const cudnnDataType_t t = CUDNN_DATA_DOUBLE;
   const StShape s{2, 2, 3, 4, 4, 5};
@@ -275,7 +250,7 @@ TEST(SpatialTransformerSampler, BackwardMatchesFiniteDifferences) {
 }
 
 TEST(SpatialTransformerBadInput, EveryEntryPoint) {
-  Handle h;
+  EngineHandle h;
   cudnnSpatialTransformerDescriptor_t d;
   const int dims[4] = {2, 3, 4, 5};
   EXPECT_FAILS_NAMING(cudnnCreateSpatialTransformerDescriptor(nullptr), CUDNN_STATUS_BAD_PARAM,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/engine_handles.hpp"
 #include "common/random.hpp"
 #include "common/reference.hpp"
 #include "common/tensor_data.hpp"
@@ -25,29 +26,6 @@ using namespace fdnn_test;
 namespace {
 
 const double kNaN = std::nan("");
-
-// A handle per engine family: the default engines, and on the CPU the
-// reference engines.
-struct Handles {
-  std::vector<cudnnHandle_t> all;
-  Handles() {
-    cudnnHandle_t h = nullptr;
-    EXPECT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-    all.push_back(h);
-    if (!gpu_mode()) {
-      ScopedEnv pin("FREEDNN_ENGINE", "cpu.reference");
-      cudnnHandle_t r = nullptr;
-      EXPECT_EQ(cudnnCreate(&r), CUDNN_STATUS_SUCCESS);
-      all.push_back(r);
-    }
-  }
-  ~Handles() {
-    for (cudnnHandle_t h : all) cudnnDestroy(h);
-  }
-  cudnnHandle_t main() const { return all.front(); }
-};
-
-const char *engine_name(size_t i) { return i == 0 ? "default engines" : "cpu.reference engines"; }
 
 double value_lo(cudnnDataType_t t) { return t == CUDNN_DATA_UINT8 || t == CUDNN_DATA_UINT8x4 ? 0 : (is_integer_type(t) ? -20 : -4); }
 double value_hi(cudnnDataType_t t) { return t == CUDNN_DATA_UINT8 || t == CUDNN_DATA_UINT8x4 ? 40 : (is_integer_type(t) ? 20 : 4); }
@@ -108,7 +86,7 @@ std::string describe(const HostTensor &t) {
 // Runs `call` on every handle with fresh device copies of the inputs and of
 // y (poisoned when beta == 0), downloads y and checks it.
 template <class Call>
-void run_and_check(const Handles &hs, const HostTensor &y_prior, bool poison_y, const std::vector<Expect> &want,
+void run_and_check(const EngineHandles &hs, const HostTensor &y_prior, bool poison_y, const std::vector<Expect> &want,
                    Call call, const std::string &what) {
   for (size_t k = 0; k < hs.all.size(); ++k) {
     HostTensor y = y_prior;
@@ -127,7 +105,7 @@ void run_and_check(const Handles &hs, const HostTensor &y_prior, bool poison_y, 
 // ---- cudnnSetTensor -----------------------------------------------------------
 
 TEST(TensorOpsSetTensor, RandomShapesLayoutsAndTypes) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(101));
   for (int it = 0; it < 40; ++it) {
     const cudnnDataType_t t = rng.pick(kElementwiseTypes);
@@ -147,7 +125,7 @@ TEST(TensorOpsSetTensor, RandomShapesLayoutsAndTypes) {
 // ---- cudnnScaleTensor -----------------------------------------------------------
 
 TEST(TensorOpsScaleTensor, RandomShapesLayoutsAndTypes) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(102));
   const std::vector<double> alphas = {0, 1, -1.5, 0.25, 3, 0.1, 9};  // 9: INT8 saturates
   for (int it = 0; it < 40; ++it) {
@@ -166,7 +144,7 @@ TEST(TensorOpsScaleTensor, RandomShapesLayoutsAndTypes) {
 // ---- cudnnAddTensor -----------------------------------------------------------------
 
 TEST(TensorOpsAddTensor, RandomBroadcastLayoutsAlphaBeta) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(103));
   for (int it = 0; it < 60; ++it) {
     const cudnnDataType_t t = rng.pick(kElementwiseTypes);
@@ -214,7 +192,7 @@ struct OpTensorDesc {
 }  // namespace
 
 TEST(TensorOpsOpTensor, EveryTypeRowAndOpWithBroadcastAndBlend) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(104));
   const std::vector<cudnnOpTensorOp_t> ops = {CUDNN_OP_TENSOR_ADD, CUDNN_OP_TENSOR_MUL, CUDNN_OP_TENSOR_MIN,
                                               CUDNN_OP_TENSOR_MAX, CUDNN_OP_TENSOR_SQRT, CUDNN_OP_TENSOR_NOT};
@@ -252,7 +230,7 @@ TEST(TensorOpsOpTensor, EveryTypeRowAndOpWithBroadcastAndBlend) {
 }
 
 TEST(TensorOpsOpTensor, NotIsOneMinusAlpha1TimesA) {
-  Handles hs;
+  EngineHandles hs;
   HostTensor a = make_tensor(CUDNN_DATA_FLOAT, {1, 4, 1, 1}, packed_strides({1, 4, 1, 1}, Layout::nchw));
   a.set_values({0, 1, 2, -3});
   HostTensor c = a;
@@ -269,7 +247,7 @@ TEST(TensorOpsOpTensor, NotIsOneMinusAlpha1TimesA) {
 }
 
 TEST(TensorOpsOpTensor, MinMaxNanOptions) {
-  Handles hs;
+  EngineHandles hs;
   HostTensor a = make_tensor(CUDNN_DATA_FLOAT, {1, 4, 1, 1}, packed_strides({1, 4, 1, 1}, Layout::nchw));
   HostTensor b = a;
   a.set_values({kNaN, 1, kNaN, 5});
@@ -295,7 +273,7 @@ TEST(TensorOpsOpTensor, MinMaxNanOptions) {
 // Conversions on the way out: float results stored as HALF, BFLOAT16 and
 // INT8 round to nearest even and saturate (INT8) or overflow to inf.
 TEST(TensorOpsOpTensor, OutputConversionsRoundAndSaturate) {
-  Handles hs;
+  EngineHandles hs;
   const std::vector<double> inputs = {2.5,   3.5,      -2.5,     -0.5,   126.5, 127.5,    200,      -300, kNaN,
                                       65504, 65520,    65519.99, 1e-8,   6e-8,  1.0009765625 + 0x1p-11, 3.0e38,
                                       -1e39, 0.333333, 1.00390625, 1.01171875};
@@ -323,7 +301,7 @@ TEST(TensorOpsOpTensor, OutputConversionsRoundAndSaturate) {
 // ---- cudnnTransformTensor ---------------------------------------------------------------------
 
 TEST(TensorOpsTransformTensor, RandomLayoutsTypesAlphaBeta) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(105));
   for (int it = 0; it < 50; ++it) {
     const cudnnDataType_t t = rng.pick(kElementwiseTypes);
@@ -347,7 +325,7 @@ TEST(TensorOpsTransformTensor, RandomLayoutsTypesAlphaBeta) {
 // Transforms convert between data types (scaling factors follow x's type;
 // results round to nearest even and saturate in integer outputs).
 TEST(TensorOpsTransformTensor, ConvertsBetweenTypes) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(111));
   const auto is_16bit = [](cudnnDataType_t t) { return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16; };
   for (int it = 0; it < 50; ++it) {
@@ -374,7 +352,7 @@ TEST(TensorOpsTransformTensor, ConvertsBetweenTypes) {
 }
 
 TEST(TensorOpsTransformTensor, VectorFormatsToAndFromScalarLayouts) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(106));
   struct Pair {
     cudnnDataType_t from, to;
@@ -491,7 +469,7 @@ std::vector<Expect> folded_reference(const HostTensor &src, const HostTensor &ds
 }  // namespace
 
 TEST(TensorOpsTransformTensorEx, PaddingIntoRandomLayouts) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(107));
   for (int it = 0; it < 30; ++it) {
     const cudnnDataType_t t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_INT8,
@@ -519,7 +497,7 @@ TEST(TensorOpsTransformTensorEx, PaddingIntoRandomLayouts) {
 }
 
 TEST(TensorOpsTransformTensorEx, NoPaddingBlendsLikeTransformTensor) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(108));
   for (int it = 0; it < 10; ++it) {
     const auto dims = random_shape(rng, 4, 2000);
@@ -537,7 +515,7 @@ TEST(TensorOpsTransformTensorEx, NoPaddingBlendsLikeTransformTensor) {
 }
 
 TEST(TensorOpsTransformTensorEx, FoldAndUnfoldWithPadding) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(112));
   for (int it = 0; it < 30; ++it) {
     const cudnnDataType_t t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_INT8,
@@ -621,7 +599,7 @@ TEST(TensorOpsTransformTensorEx, UnsupportedConfigurations) {
 }
 
 TEST(TensorOpsTransformFilter, KcrsToKrscWithPadding) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(109));
   for (int it = 0; it < 12; ++it) {
     const cudnnDataType_t t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_INT8});
@@ -741,7 +719,7 @@ bool is_index_op(cudnnReduceTensorOp_t op) {
 }
 
 // Runs one reduction on every handle and checks C (and the indices).
-void check_reduction(const Handles &hs, const ReduceDesc &rd, bool want_indices, const Scaling &alpha,
+void check_reduction(const EngineHandles &hs, const ReduceDesc &rd, bool want_indices, const Scaling &alpha,
                      const Scaling &beta, const HostTensor &a, const HostTensor &c_prior, const ReduceExpect &want,
                      const std::string &what) {
   TensorDesc adesc(a), cdesc(c_prior);
@@ -782,7 +760,7 @@ void check_reduction(const Handles &hs, const ReduceDesc &rd, bool want_indices,
 }  // namespace
 
 TEST(TensorOpsReduceTensor, RandomOpsTypesAndReducedDims) {
-  Handles hs;
+  EngineHandles hs;
   Rng rng(test_seed(110));
   struct Types {
     cudnnDataType_t compute, a, c;
@@ -838,7 +816,7 @@ TEST(TensorOpsReduceTensor, RandomOpsTypesAndReducedDims) {
 }
 
 TEST(TensorOpsReduceTensor, NanRulesAndFirstOccurrence) {
-  Handles hs;
+  EngineHandles hs;
   const std::vector<int64_t> dims = {2, 1, 6};
   HostTensor a = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
   a.set_values({3, kNaN, -7, 7, kNaN, -7,  // row 0

@@ -3,7 +3,7 @@
  * NaN options, status codes of bad calls, and probes of which forward value
  * (x or y) the legacy backward reads. Built against FreeDNN and NVIDIA's
  * cuDNN; see oracle_common.h for the output format. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 
@@ -15,16 +15,6 @@ static double tol_of(cudnnDataType_t t) {
     default: return 2e-2;
   }
 }
-
-typedef struct {
-  float f;
-  double d;
-} Scale;
-static Scale scale(double v) {
-  Scale s = {(float)v, v};
-  return s;
-}
-static const void *sp(const Scale *s, cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)&s->f; }
 
 static const char *kModes[] = {"sigmoid", "relu", "tanh", "clipped", "elu", "identity", "swish"};
 
@@ -167,11 +157,7 @@ static void bad_input_cases(void) {
 }
 
 int main(void) {
-  oracle_seed(20250301);
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  cudnnStatus_t st = cudnnCreate(&handle);
-  printf("create tol=0 st=%d\n", (int)st);
-  if (st != CUDNN_STATUS_SUCCESS) return 1;
+  if (!oracle_open(&handle, 20250301)) return 1;
   value_cases();
   nan_cases();
   bad_input_cases();

@@ -3,52 +3,7 @@
  * them side by side with the copy ceiling of bench_tensor_ops). Bytes count
  * x read, y written and the reserve space written (forward) or read
  * (backward) once; NVIDIA's reserve is the same size as ours. */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-
-typedef void (*RunFn)(void *ctx);
-
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-/* Status of the last measured call; a failing call is reported, not timed. */
-static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
-
-static double time_ms(RunFn fn, void *ctx) {
-  last_status = CUDNN_STATUS_SUCCESS;
-  fn(ctx);
-  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
-  /* Warm up long enough for the clocks to settle (the first calls also load
-   * modules and make plans). */
-  for (int i = 0; i < 20; ++i) fn(ctx);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 51 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    fn(ctx);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-static void report(const char *name, double bytes, double ms) {
-  if (ms < 0) {
-    printf("bench %s failed st=%d\n", name, (int)last_status);
-    fflush(stdout);
-    return;
-  }
-  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-  fflush(stdout);
-}
+#include "bench_common.h"
 
 /* ---- the measured calls ---- */
 typedef struct {
@@ -96,12 +51,7 @@ static void bench_case(const char *name, cudnnDataType_t t, int channels_last) {
 }
 
 int main(void) {
-  oracle_seed(77);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_setup(77);
   bench_case("f32", CUDNN_DATA_FLOAT, 0);
   bench_case("f16", CUDNN_DATA_HALF, 0);
   bench_case("f32.nhwc", CUDNN_DATA_FLOAT, 1);

@@ -8,57 +8,7 @@
  * "moved" counts each tensor the call must read once and each it writes once
  * (forward: x, y; backward: x, y, dy, dx; divisive adds means and dMeans when
  * given). Each timing is the median of 31 runs after 10 warm-up runs. */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
-
-typedef void (*RunFn)(void *ctx);
-
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static double time_ms(RunFn fn, void *ctx) {
-  last_status = CUDNN_STATUS_SUCCESS;
-  fn(ctx);
-  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 10; ++i) fn(ctx);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 31 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    fn(ctx);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-static void report(const char *name, double bytes, double ms) {
-  if (ms < 0) {
-    printf("bench %s failed st=%d\n", name, (int)last_status);
-    fflush(stdout);
-    return;
-  }
-  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-  fflush(stdout);
-}
-
-typedef struct {
-  void *dst, *src;
-  size_t bytes;
-} CopyCtx;
-static void run_copy(void *p) {
-  CopyCtx *c = (CopyCtx *)p;
-  CUDA_OK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream));
-}
+#include "bench_common.h"
 
 typedef struct {
   cudnnLRNDescriptor_t nd;
@@ -66,6 +16,9 @@ typedef struct {
   cudnnDataType_t type;
 } Ctx;
 static const float f1 = 1.0f, f0 = 0.0f;
+
+/* These calls are slower: fewer runs (median of 31 after 10 warm-ups). */
+static double time_ms_lrn(RunFn fn, void *ctx) { return time_ms_runs(fn, ctx, 10, 31); }
 
 static void run_lrn_fwd(void *p) {
   Ctx *c = (Ctx *)p;
@@ -106,10 +59,10 @@ static void bench_lrn(const char *name, cudnnDataType_t t, const int *dims, int 
   const double bytes = (double)x.span * oracle_type_size(t);
   char nm[128];
   snprintf(nm, sizeof nm, "lrn.fwd.%s", name);
-  report(nm, 2 * bytes, time_ms(run_lrn_fwd, &c));
+  report(nm, 2 * bytes, time_ms_lrn(run_lrn_fwd, &c));
   run_lrn_fwd(&c);
   snprintf(nm, sizeof nm, "lrn.bwd.%s", name);
-  report(nm, 4 * bytes, time_ms(run_lrn_bwd, &c));
+  report(nm, 4 * bytes, time_ms_lrn(run_lrn_bwd, &c));
   cudnnDestroyLRNDescriptor(c.nd);
   otensor_free(&x);
   otensor_free(&y);
@@ -136,9 +89,9 @@ static void bench_div(const char *name, cudnnDataType_t t, const int *dims, int 
   const double bytes = (double)x.span * oracle_type_size(t);
   char nm[128];
   snprintf(nm, sizeof nm, "div.fwd.%s", name);
-  report(nm, (with_means ? 3 : 2) * bytes, time_ms(run_div_fwd, &c));
+  report(nm, (with_means ? 3 : 2) * bytes, time_ms_lrn(run_div_fwd, &c));
   snprintf(nm, sizeof nm, "div.bwd.%s", name);
-  report(nm, (with_means ? 5 : 3) * bytes, time_ms(run_div_bwd, &c));
+  report(nm, (with_means ? 5 : 3) * bytes, time_ms_lrn(run_div_bwd, &c));
   cudnnDestroyLRNDescriptor(c.nd);
   otensor_free(&x);
   otensor_free(&y);
@@ -151,12 +104,7 @@ static void bench_div(const char *name, cudnnDataType_t t, const int *dims, int 
 }
 
 int main(void) {
-  oracle_seed(78);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_setup(78);
 
   int dims[4] = {32, 256, 56, 56};
   size_t n = 32ull * 256 * 56 * 56;
@@ -165,7 +113,7 @@ int main(void) {
   otensor_packed(&b, CUDNN_DATA_FLOAT, 4, dims, 0);
   otensor_fill(&a, 0.25, 2.0);
   CopyCtx cc = {b.dev, a.dev, n * 4};
-  report("lrn.memcpy.d2d.f32", 2.0 * n * 4, time_ms(run_copy, &cc));
+  report("lrn.memcpy.d2d.f32", 2.0 * n * 4, time_ms_lrn(run_copy, &cc));
   otensor_free(&a);
   otensor_free(&b);
 

@@ -5,12 +5,7 @@
  * fewest bytes: training forward x read once and y written (the statistics
  * pass makes a real kernel read x twice), backward x and dy read, dx
  * written; inference x read, y written. Median of 51 runs after 20 warm-ups. */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
+#include "bench_common.h"
 
 typedef struct {
   int phase; /* 0 training forward, 1 backward, 2 inference */
@@ -34,38 +29,7 @@ static void run(Ctx *c) {
   if (st != CUDNN_STATUS_SUCCESS) last_status = st;
 }
 
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static double time_ms(Ctx *c) {
-  last_status = CUDNN_STATUS_SUCCESS;
-  run(c);
-  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 20; ++i) run(c);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 51 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    run(c);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-static void report(const char *name, double bytes, double ms) {
-  if (ms < 0) {
-    printf("bench %s failed st=%d\n", name, (int)last_status);
-    return;
-  }
-  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-  fflush(stdout);
-}
+static void run_ctx(void *c) { run((Ctx *)c); }
 
 static void bench_case(const char *name, cudnnDataType_t t, cudnnBatchNormMode_t mode, int nhwc) {
   int d[4] = {256, 256, 28, 28}, pd[4] = {1, 256, 1, 1};
@@ -87,13 +51,13 @@ static void bench_case(const char *name, cudnnDataType_t t, cudnnBatchNormMode_t
   const double bytes = (double)x.span * (double)oracle_type_size(t);
   char full[160];
   snprintf(full, sizeof full, "bn.train_fwd.%s", name);
-  report(full, 2 * bytes, time_ms(&c));
+  report(full, 2 * bytes, time_ms(run_ctx, &c));
   c.phase = 1;
   snprintf(full, sizeof full, "bn.bwd.%s", name);
-  report(full, 3 * bytes, time_ms(&c));
+  report(full, 3 * bytes, time_ms(run_ctx, &c));
   c.phase = 2;
   snprintf(full, sizeof full, "bn.inference.%s", name);
-  report(full, 2 * bytes, time_ms(&c));
+  report(full, 2 * bytes, time_ms(run_ctx, &c));
   otensor_free(&x);
   otensor_free(&y);
   otensor_free(&dy);
@@ -103,12 +67,7 @@ static void bench_case(const char *name, cudnnDataType_t t, cudnnBatchNormMode_t
 }
 
 int main(void) {
-  oracle_seed(91);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_setup(91);
   bench_case("nhwc.f16.persistent", CUDNN_DATA_HALF, CUDNN_BATCHNORM_SPATIAL_PERSISTENT, 1);
   bench_case("nchw.f32.spatial", CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, 0);
   bench_case("nhwc.f32.spatial", CUDNN_DATA_FLOAT, CUDNN_BATCHNORM_SPATIAL, 1);

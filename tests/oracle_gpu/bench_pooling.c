@@ -5,12 +5,7 @@
  * "moved" counts x read and y written (forward); dy, x read and dx written
  * (max backward; the average backward reads dy only). Median of 51 runs after
  * 20 warm-up runs. */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
+#include "bench_common.h"
 
 typedef struct {
   cudnnPoolingDescriptor_t p;
@@ -32,38 +27,7 @@ static void run(Ctx *c) {
   if (st != CUDNN_STATUS_SUCCESS) last_status = st;
 }
 
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static double time_ms(Ctx *c) {
-  last_status = CUDNN_STATUS_SUCCESS;
-  run(c);
-  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 20; ++i) run(c);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 51 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    run(c);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-static void report(const char *name, double bytes, double ms) {
-  if (ms < 0) {
-    printf("bench %s failed st=%d\n", name, (int)last_status);
-    return;
-  }
-  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-  fflush(stdout);
-}
+static void run_ctx(void *c) { run((Ctx *)c); }
 
 static void bench_case(const char *name, cudnnDataType_t t, cudnnPoolingMode_t mode, const int *xd, int nhwc, int win,
                        int pad, int str) {
@@ -84,12 +48,12 @@ static void bench_case(const char *name, cudnnDataType_t t, cudnnPoolingMode_t m
   Ctx c = {p, &x, &y, &dy, &dx, 0};
   char full[160];
   snprintf(full, sizeof full, "pool.fwd.%s", name);
-  report(full, xb + yb, time_ms(&c));
+  report(full, xb + yb, time_ms(run_ctx, &c));
   run(&c); /* y = pool(x) for the backward */
   c.backward = 1;
   snprintf(full, sizeof full, "pool.bwd.%s", name);
   const int is_max = mode == CUDNN_POOLING_MAX || mode == CUDNN_POOLING_MAX_DETERMINISTIC;
-  report(full, yb + 2 * xb + (is_max ? xb : 0), time_ms(&c));
+  report(full, yb + 2 * xb + (is_max ? xb : 0), time_ms(run_ctx, &c));
   otensor_free(&x);
   otensor_free(&y);
   otensor_free(&dy);
@@ -98,12 +62,7 @@ static void bench_case(const char *name, cudnnDataType_t t, cudnnPoolingMode_t m
 }
 
 int main(void) {
-  oracle_seed(78);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_setup(78);
   int big[4] = {256, 64, 112, 112};
   bench_case("max3s2.nhwc.f16", CUDNN_DATA_HALF, CUDNN_POOLING_MAX, big, 1, 3, 1, 2);
   bench_case("maxdet3s2.nhwc.f16", CUDNN_DATA_HALF, CUDNN_POOLING_MAX_DETERMINISTIC, big, 1, 3, 1, 2);

@@ -7,63 +7,9 @@
  * "moved" counts each input read once and each output written once (beta != 0
  * adds a read of the output). Inputs are random non-zero values; each timing
  * is the median of 51 runs between CUDA events, after 20 warm-up runs. */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-
-typedef void (*RunFn)(void *ctx);
-
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-/* Status of the last measured call; a failing call is reported, not timed. */
-static cudnnStatus_t last_status = CUDNN_STATUS_SUCCESS;
-
-static double time_ms(RunFn fn, void *ctx) {
-  last_status = CUDNN_STATUS_SUCCESS;
-  fn(ctx);
-  if (last_status != CUDNN_STATUS_SUCCESS) return -1.0;
-  /* Warm up long enough for the clocks to settle (the first calls also load
-   * modules and make plans). */
-  for (int i = 0; i < 20; ++i) fn(ctx);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 51 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    fn(ctx);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-static void report(const char *name, double bytes, double ms) {
-  if (ms < 0) {
-    printf("bench %s failed st=%d\n", name, (int)last_status);
-    fflush(stdout);
-    return;
-  }
-  printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", name, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-  fflush(stdout);
-}
+#include "bench_common.h"
 
 /* ---- the measured calls ---- */
-typedef struct {
-  void *dst, *src;
-  size_t bytes;
-} CopyCtx;
-static void run_copy(void *p) {
-  CopyCtx *c = (CopyCtx *)p;
-  CUDA_OK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, stream));
-}
-
 typedef struct {
   OTensor *x, *y, *dy, *dx;
   cudnnSoftmaxAlgorithm_t algo;
@@ -91,12 +37,7 @@ static void run_act_bwd(void *p) {
 }
 
 int main(void) {
-  oracle_seed(78);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_setup(78);
 
   /* 16384 x 4096 f32 = 256 MB per tensor. */
   int dims[4] = {16384, 4096, 1, 1};

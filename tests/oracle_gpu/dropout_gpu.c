@@ -5,7 +5,7 @@
  * values are 0, that backward applies forward's mask, p = 0 / p = 1, the
  * repeatability of a seed and the resumption of a stream by
  * cudnnRestoreDropoutDescriptor. Lines starting with '#' are information. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 static void *states;
@@ -197,11 +197,8 @@ static void bad_inputs(void) {
  * crash then costs that group only); no argument runs all. */
 int main(int argc, char **argv) {
   enum { kGroups = 7 };
-  if (argc > 1 && strcmp(argv[1], "--groups") == 0) {
-    printf("%d\n", kGroups);
-    return 0;
-  }
-  int only = argc > 1 ? atoi(argv[1]) : -1;
+  int only;
+  if (oracle_groups_query(argc, argv, kGroups, &only)) return 0;
   setvbuf(stdout, NULL, _IONBF, 0);
   oracle_seed(4242);
   DNN_OK(cudnnCreate(&handle));

@@ -6,7 +6,7 @@
  * (window placement for even n, numerator of divisive normalization, which y
  * the LRN backward uses, what dMeans is). Built against FreeDNN and against
  * NVIDIA's cuDNN; see oracle_common.h for the output format. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 
@@ -19,16 +19,6 @@ static double tol_of(cudnnDataType_t t) {
     default: return 0;
   }
 }
-
-typedef struct {
-  float f;
-  double d;
-} Scale;
-static Scale scale(double v) {
-  Scale s = {(float)v, v};
-  return s;
-}
-static const void *sp(const Scale *s, cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)&s->f; }
 
 static cudnnLRNDescriptor_t make_lrn(unsigned n, double alpha, double beta, double k) {
   cudnnLRNDescriptor_t d;
@@ -568,16 +558,9 @@ static void bad_div_bwd(Bad *b) {
 enum { kGroups = 9 };
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--groups") == 0) {
-    printf("%d\n", kGroups);
-    return 0;
-  }
-  int which = argc > 1 ? atoi(argv[1]) : -1;
-  oracle_seed(20261122);
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  cudnnStatus_t st = cudnnCreate(&handle);
-  printf("create tol=0 st=%d\n", (int)st);
-  if (st != CUDNN_STATUS_SUCCESS) return 1;
+  int which;
+  if (oracle_groups_query(argc, argv, kGroups, &which)) return 0;
+  if (!oracle_open(&handle, 20261122)) return 1;
   if (which < 0 || which == 0) lrn_cases();
   if (which < 0 || which == 1) divnorm_cases();
   if (which < 0 || which == 2) probe_formulas();

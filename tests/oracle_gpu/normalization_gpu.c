@@ -6,7 +6,7 @@
  * FreeDNN and against NVIDIA's cuDNN; see oracle_common.h for the format.
  * Reserve and workspace sizes are printed as information ('#') only: each
  * library sizes them for its own kernels. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 
@@ -18,16 +18,6 @@ static double tol_of(cudnnDataType_t t) {
     default: return 2e-2;
   }
 }
-
-typedef struct {
-  float f;
-  double d;
-} Scale;
-static Scale scale(double v) {
-  Scale s = {(float)v, v};
-  return s;
-}
-static const void *sp(const Scale *s, cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)&s->f; }
 
 static cudnnDataType_t ptype(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
 
@@ -376,16 +366,9 @@ static void probe_single_element(void) {
 enum { kGroups = 4 };
 
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--groups") == 0) {
-    printf("%d\n", kGroups);
-    return 0;
-  }
-  int which = argc > 1 ? atoi(argv[1]) : -1;
-  oracle_seed(20241125);
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  cudnnStatus_t st = cudnnCreate(&handle);
-  printf("create tol=0 st=%d\n", (int)st);
-  if (st != CUDNN_STATUS_SUCCESS) return 1;
+  int which;
+  if (oracle_groups_query(argc, argv, kGroups, &which)) return 0;
+  if (!oracle_open(&handle, 20241125)) return 1;
   if (which < 0 || which == 0) bn_cases();
   if (which < 0 || which == 1) norm_cases();
   if (which < 0 || which == 2) bad_input_cases();

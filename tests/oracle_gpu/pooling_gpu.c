@@ -4,7 +4,7 @@
  * advised ones, blending, NaN options, ties; bad-input statuses; descriptor
  * probes. Built against FreeDNN and against NVIDIA's cuDNN; see
  * oracle_common.h for the output format. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 
@@ -17,16 +17,6 @@ static double tol_of(cudnnDataType_t t) {
     default: return 0;
   }
 }
-
-typedef struct {
-  float f;
-  double d;
-} Scale;
-static Scale scale(double v) {
-  Scale s = {(float)v, v};
-  return s;
-}
-static const void *sp(const Scale *s, cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)&s->f; }
 
 static const char *mode_name(cudnnPoolingMode_t m) {
   switch (m) {
@@ -267,11 +257,7 @@ static void probe_descriptors(void) {
 int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
-  oracle_seed(20261122);
-  setvbuf(stdout, NULL, _IOLBF, 0);
-  cudnnStatus_t st = cudnnCreate(&handle);
-  printf("create tol=0 st=%d\n", (int)st);
-  if (st != CUDNN_STATUS_SUCCESS) return 1;
+  if (!oracle_open(&handle, 20261122)) return 1;
   main_cases();
   nan_cases();
   bad_input_cases();

@@ -2,23 +2,13 @@
  * bilinear sampler, forward and backward, on the same inputs in both
  * libraries (f32, f64, f16; NCHW and NHWC x; alpha/beta; output extents of
  * 1), plus status codes of bad calls. See oracle_common.h for the format. */
-#include "oracle_common.h"
+#include "oracle_program.h"
 
 static cudnnHandle_t handle;
 
 static double tol_of(cudnnDataType_t t) {
   return t == CUDNN_DATA_DOUBLE ? 1e-9 : (t == CUDNN_DATA_FLOAT ? 1e-4 : 1e-2);
 }
-
-typedef struct {
-  float f;
-  double d;
-} Scale;
-static Scale scale(double v) {
-  Scale s = {(float)v, v};
-  return s;
-}
-static const void *sp(const Scale *s, cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? (const void *)&s->d : (const void *)&s->f; }
 
 /* Theta near the identity with a random perturbation. */
 static void fill_theta(OTensor *t) {
