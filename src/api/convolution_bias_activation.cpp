@@ -67,7 +67,7 @@ void run_pointwise(cudnnContext &h, const char *fn, graph::PointwiseOp op, const
 
 extern "C" {
 
-// backends: cpu
+// backends: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnConvolutionBiasActivationForward(
     cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x,
     const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc,
