@@ -183,7 +183,8 @@ void write_results(const std::vector<AlgoTrial> &trials, const ConvProblem &p, i
 void check_request(int requested, const void *returned, const void *perf, const char *requested_name) {
   check_not_null(returned, "returnedAlgoCount");
   check_not_null(perf, "perfResults");
-  check_arg(requested > 0, requested_name, " = ", requested, ": must be at least 1");
+  // 0 asks for nothing and gets nothing (cuDNN 9.19 returns SUCCESS there).
+  check_arg(requested >= 0, requested_name, " = ", requested, ": must not be negative");
 }
 
 size_t workspace_of(cudnnContext &h, ConvProblem &p, int algo) {
