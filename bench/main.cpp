@@ -109,7 +109,7 @@ int run(const Config &cfg, const std::string &command) {
     print_copy("after", after);
     // The table's ratios use the better of the two (the lines printed per
     // problem used the first).
-    if (after.best_gbs > copy.best_gbs) copy = after;
+    copy = best_of(copy, after);
   }
   print_summary(results, perf ? &copy : nullptr);
   bool any_failed = std::any_of(results.begin(), results.end(), [](const ProblemResult &r) { return r.failed(); });

@@ -44,8 +44,8 @@ std::string cell_problem(const ProblemResult &r) {
 }  // namespace
 
 void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidth *copy) {
-  std::printf("\n| # | problem | engine | check | ms | GB/s | x copy | oneDNN GB/s (impl) | ours/oneDNN | other load |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("\n| # | problem | engine | check | ms | GB/s | x copy | pattern | x pattern | oneDNN GB/s (impl) | ours/oneDNN | other load |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   int i = 0, passed = 0, failed = 0, untested = 0;
   for (const ProblemResult &r : results) {
     ++i;
@@ -58,8 +58,12 @@ void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidt
       std::printf(" %.3f | %.2f |", r.timing.median_ms, r.gbs);
       if (copy && copy->best_gbs > 0) std::printf(" %.2f |", r.gbs / copy->best_gbs);
       else std::printf(" - |");
+      // The same GB/s against the ceiling of the problem's own access pattern.
+      const AccessPattern pat = access_pattern(r.problem);
+      if (copy && copy->best_gbs > 0) std::printf(" %s | %.2f |", pattern_name(pat), r.gbs / pattern_ceiling(*copy, pat));
+      else std::printf(" %s | - |", pattern_name(pat));
     } else {
-      std::printf(" - | - | - |");
+      std::printf(" - | - | - | - | - |");
     }
     std::string impl = r.peer_name.substr(r.peer_name.find(':') + 1);
     if (r.peer) std::printf(" %.2f (%s) | %.2f |", r.peer_gbs, impl.c_str(), r.gbs / r.peer_gbs);
@@ -69,7 +73,13 @@ void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidt
   }
   std::printf("\n%d problems: %d passed, %d failed or unimplemented, %d untested\n", i, passed, failed, untested);
   std::printf("other load = cores' worth of CPU time used by other processes while timing\n");
-  if (copy && copy->best_gbs > 0) std::printf("copy bandwidth (x copy = GB/s / %.2f): %s\n", copy->best_gbs, copy->how.c_str());
+  if (copy && copy->best_gbs > 0) {
+    std::printf("copy bandwidth (x copy = GB/s / %.2f): %s\n", copy->best_gbs, copy->how.c_str());
+    std::printf("x pattern = GB/s / the ceiling of the problem's access pattern: read %.2f, 2R1W %.2f, in-place %.2f, "
+                "copy and write %.2f GB/s\n",
+                pattern_ceiling(*copy, AccessPattern::read_only), pattern_ceiling(*copy, AccessPattern::two_read_one_write),
+                pattern_ceiling(*copy, AccessPattern::in_place), copy->best_gbs);
+  }
 }
 
 }  // namespace bench

@@ -21,6 +21,7 @@
 #endif
 
 #include "core/pointwise_math.hpp"
+#include "cpu/convert_simd.hpp"
 #include "cpu/dtype_io.hpp"
 
 namespace fdnn::cpu {
@@ -51,16 +52,12 @@ void load_kernel(const char *src, int64_t stride, int n, C *out) {
   using S = typename ST::type;
   const S *s = reinterpret_cast<const S *>(src);
   if (stride == 1) {
-#ifdef FDNN_CPU_F16C
-    if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_HALF>> && std::is_same_v<C, float>) {
-      int i = 0;
-      for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i))));
-      for (; i < n; ++i) out[i] = ST::to_float(s[i]);
-      return;
+    int i = 0;
+    if constexpr (std::is_same_v<C, float>) {
+      if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_HALF>>) i = simd::half_to_float(s, n, out);
+      if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_BFLOAT16>>) i = simd::bf16_to_float(s, n, out);
     }
-#endif
-    for (int i = 0; i < n; ++i) out[i] = to_compute<ST, C>(s[i]);
+    for (; i < n; ++i) out[i] = to_compute<ST, C>(s[i]);
   } else if (stride == 0) {
     const C v = to_compute<ST, C>(s[0]);
     for (int i = 0; i < n; ++i) out[i] = v;
@@ -76,22 +73,17 @@ void store_kernel(char *dst, int64_t stride, int n, const C *r, C alpha, C beta)
   using S = typename ST::type;
   S *d = reinterpret_cast<S *>(dst);
   if (stride == 1) {
+    int i = 0;
+    if constexpr (std::is_same_v<C, float>) {  // 16-bit floats: vector conversions
+      if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_HALF>>)
+        i = simd::store_16bit<false, kReadPrior>(d, r, n, alpha, beta);
+      if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_BFLOAT16>>)
+        i = simd::store_16bit<true, kReadPrior>(d, r, n, alpha, beta);
+    }
     if constexpr (!kReadPrior) {
-#ifdef FDNN_CPU_F16C
-      if constexpr (std::is_same_v<ST, Storage<CUDNN_DATA_HALF>> && std::is_same_v<C, float>) {
-        const __m256 va = _mm256_set1_ps(alpha);
-        int i = 0;
-        for (; i + 8 <= n; i += 8) {
-          __m256 v = _mm256_mul_ps(va, _mm256_loadu_ps(r + i));
-          _mm_storeu_si128(reinterpret_cast<__m128i *>(d + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-        }
-        for (; i < n; ++i) d[i] = ST::from_float(alpha * r[i]);
-        return;
-      }
-#endif
-      for (int i = 0; i < n; ++i) d[i] = from_compute<ST, C>(alpha * r[i]);
+      for (; i < n; ++i) d[i] = from_compute<ST, C>(alpha * r[i]);
     } else {
-      for (int i = 0; i < n; ++i) d[i] = from_compute<ST, C>(alpha * r[i] + beta * to_compute<ST, C>(d[i]));
+      for (; i < n; ++i) d[i] = from_compute<ST, C>(alpha * r[i] + beta * to_compute<ST, C>(d[i]));
     }
   } else {
     for (int i = 0; i < n; ++i) {

@@ -450,6 +450,12 @@ class Plan final : public ExecutionPlan {
     // write many short runs of y at once, more than the write-combining
     // buffers hold (measured 3x slower).
     a.stream = (L_.path != Path::tiled || L_.stream_tiles) && op.blend.beta == 0.0 && L_.nest.element_count() * static_cast<int64_t>(a.es[0]) >= kStreamBytes;
+    // In place (cudnnScaleTensor, y == x): each line of y has just been read
+    // into the cache, where an ordinary store modifies it for free and the
+    // eviction writes it back once; a streaming store would throw the line
+    // away and lose whatever part of y the last-level cache holds.
+    for (int o = 1; o < L_.ops.count && a.stream; ++o)
+      if (a.base[o] == a.base[0]) a.stream = false;
     if (L_.path == Path::tiled) run_tiled(ctx, L_, k, a);
     else run_rows(ctx, L_, k, a);
   }

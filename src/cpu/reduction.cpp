@@ -5,7 +5,9 @@
 // multipliers and the indices tensor as further operands, so the usual
 // merging keeps every one of them consistent. Two shapes of work follow:
 //  - inner reduction (x's innermost dimension is reduced): each output folds
-//    rows of x through a multi-accumulator loop;
+//    rows of x through a multi-accumulator loop (reduction_fold.hpp: four
+//    vector accumulators and prefetch where x already holds the compute
+//    type contiguously; with indices, a vectorised max+argmax per block);
 //  - outer reduction (the innermost dimension is kept): a block of up to
 //    kWidth neighbouring outputs is accumulated together, one reduced
 //    position at a time, so x is read along its contiguous dimension.
@@ -24,6 +26,7 @@
 #include "core/thread_pool.hpp"
 #include "cpu/loop_nest.hpp"
 #include "cpu/pointwise_kernels.hpp"
+#include "cpu/reduction_fold.hpp"
 #include "cpu/reduction_minmax.hpp"
 #include "cpu/reduction_support.hpp"
 
@@ -196,21 +199,38 @@ struct Execution {
         const int64_t begin = piece * kChunk, len = std::min(kChunk, row_len - begin);
         const char *row = x + (off[kX] + rc.offset(kX) + begin * s0) * static_cast<int64_t>(xes);
         const int64_t flat = L.with_index ? off[kFlat] + rc.offset(kFlat) + begin * f0 : 0;
+        if constexpr (red::has_contiguous_fold<M, C>()) {
+          // The whole piece where it lies, four accumulators, prefetched.
+          if (x_is_c && s0 == 1 && !L.with_index) {
+            a = M::combine(a, red::fold_contiguous<M>(reinterpret_cast<const C *>(row), len), prop);
+            if (++piece == L.pieces) {
+              piece = 0;
+              rc.next();
+            }
+            continue;
+          }
+        }
         for (int64_t i = 0; i < len; i += kBlock) {
           const int k = static_cast<int>(std::min<int64_t>(kBlock, len - i));
           const C *v = values(row + i * s0 * static_cast<int64_t>(xes), s0, k, buf);
           if constexpr (M::indexable) {
             if (L.with_index) {
-              for (int j = 0; j < k; ++j) {
-                const C key = M::key(v[j]);
-                const int64_t fi = flat + (i + j) * f0;
-                if (red::replaces<M>(key, fi, a, bi, prop)) {
-                  a = key;
-                  bi = fi;
-                }
+              // The block's winner (vectorised), then the usual rule against
+              // the best so far: blocks come in increasing flat order within
+              // a row, and replaces() settles ties across rows by index.
+              C key;
+              const int j = red::block_argbest<M>(v, k, prop, key);
+              const int64_t fi = flat + (i + j) * f0;
+              if (red::replaces<M>(key, fi, a, bi, prop)) {
+                a = key;
+                bi = fi;
               }
               continue;
             }
+          }
+          if constexpr (red::has_contiguous_fold<M, C>()) {
+            a = M::combine(a, red::fold_contiguous<M>(v, k), prop);
+            continue;
           }
           a = M::combine(a, fold_block<M>(v, k, prop), prop);
         }

@@ -1,5 +1,6 @@
 #include "graph/graph.hpp"
 
+#include <cstring>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -43,11 +44,37 @@ void describe_tensor(std::ostream &os, const Tensor &t, bool with_values) {
 
 }  // namespace
 
+// The plan cache looks this key up on every legacy call, so it is built
+// cheaply: tensors appended as raw bytes (no number formatting), and one
+// stream per thread reused for the ops' describe() (constructing a stream
+// costs more than a small call's whole computation).
 std::string Graph::structural_key() const {
-  std::ostringstream os;
-  for (const Tensor &t : tensors_) describe_tensor(os, t, false);
+  size_t bytes = 0;
+  for (const Tensor &t : tensors_) bytes += 24 + 8 * (t.dims.size() + t.strides.size()) + (t.by_value ? 8 : 0);
+  std::string key(bytes, '\0');
+  char *p = key.data();
+  auto put = [&p](auto v) {
+    std::memcpy(p, &v, sizeof v);
+    p += sizeof v;
+  };
+  for (const Tensor &t : tensors_) {
+    put(static_cast<int64_t>(t.uid));
+    put(static_cast<int32_t>(t.dtype));
+    put(static_cast<uint16_t>((t.is_virtual ? 1 : 0) | (t.by_value ? 2 : 0)));
+    put(static_cast<uint16_t>(t.dims.size()));
+    put(static_cast<int64_t>(t.strides.size()));
+    for (int64_t d : t.dims) put(d);
+    for (int64_t st : t.strides) put(st);
+    // As in the text key this replaced, a by-value tensor's value is part of
+    // the key (a plan may bake it in).
+    if (t.by_value) put(t.value);
+  }
+  thread_local std::ostringstream os;
+  os.str(std::string());
+  os.clear();
   for (const Op &op : ops_) std::visit([&](const auto &o) { describe(os, o, false); }, op);
-  return os.str();
+  key += os.str();
+  return key;
 }
 
 std::string Graph::to_string() const {
