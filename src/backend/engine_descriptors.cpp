@@ -1,5 +1,7 @@
 #include "backend/engine_descriptors.hpp"
 
+#include <algorithm>
+
 #include "backend/operation_graph.hpp"
 #include "core/error.hpp"
 
@@ -211,12 +213,15 @@ class EngineHeuristicsDescriptor : public Descriptor {
     const auto g = finalized_descriptors(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
                                          CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, "the operation graph");
     const auto &graph = static_cast<const OperationGraphDescriptor *>(g.front())->state();
-    // Every mode ranks by the engines' priority, fastest first; FALLBACK
-    // lists only the engines that support every graph of this kind: the
-    // reference engines and the op-by-op engine.
+    // Modes A, B and INSTANT rank by the engines' priority, fastest first.
+    // FALLBACK puts the most general engines first (the op-by-op and the
+    // reference engines, priority 900 and up), then the others, so that it
+    // answers on every device (a GPU has no reference engines).
     results_.clear();
-    for (const Engine *e : EngineRegistry::instance().engines(graph->device.kind)) {
-      if (mode == CUDNN_HEUR_MODE_FALLBACK && !e->is_reference() && e->priority() < 900) continue;
+    std::vector<const Engine *> order = EngineRegistry::instance().engines(graph->device.kind);
+    if (mode == CUDNN_HEUR_MODE_FALLBACK)
+      std::stable_partition(order.begin(), order.end(), [](const Engine *e) { return e->priority() >= 900; });
+    for (const Engine *e : order) {
       if (!e->supports(*graph->graph)) continue;
       results_.push_back(EngineConfigDescriptor::make(graph, e));
     }
