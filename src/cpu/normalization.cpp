@@ -1,0 +1,892 @@
+// cpu.normalization: the fast CPU engine for a single graph::NormalizationOp
+// whose scale and bias have the statistics' shape (batch norm, spatial and
+// per-activation): forward inference, forward training, backward, with the
+// fused add / activation of the legacy Ex calls. Layer and instance norm,
+// whose scale broadcasts further than the statistics, are declined (the
+// reference engine runs them).
+//
+// Geometry. x's dims (extent > 1) are sorted by x's strides, largest
+// outermost, and merged where every data tensor (x, y, z, dy, dx, dz, mask)
+// allows. The innermost merged dim is the vector dim:
+//  - rows mode (it is reduced: NCHW batch norm): a set's elements are rows
+//    of `inner` elements; each row belongs to one set and is vectorised
+//    along its length;
+//  - cols mode (it is kept: NHWC batch norm, per-activation): a row holds
+//    `inner` neighbouring sets, vectorised across them. When the sets are
+//    few (small C) and consecutive rows are adjacent in memory, `fold` rows
+//    are read as one wider row and the columns folded back onto their sets.
+// Statistics set k is the row-major index over the kept dims in that order.
+//
+// Rows mode with sets small enough for a core's L2 runs set-major: one
+// thread takes a set from its statistics (or gradient sums) to its output,
+// so the second read of x comes from cache.
+//
+// Work is cut into tiles (a block of rows times a range of columns /
+// elements) that do not depend on the thread count. Each tile leaves a
+// partial result in scratch (mean and squared deviations of its elements by
+// the corrected two-pass algorithm, or the backward sums), and each set
+// combines its tiles' partials in a fixed order (Chan's formula, in double):
+// the results are the same for any thread count and on every run. FLOAT, HALF and BFLOAT16 compute in
+// float, DOUBLE in double; operands whose layout or type is not the compute
+// type's contiguous one are staged through per-thread buffers, so any strides
+// are accepted.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
+
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/normalization_support.hpp"
+#include "core/thread_pool.hpp"
+#include "cpu/dtype_io.hpp"
+#include "cpu/pointwise_kernels.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+enum Data { kX = 0, kY, kZ, kDY, kDX, kDZ, kMask, kNData };
+enum Stat { kScale = 0, kBias, kMean, kInv, kVar, kRmIn, kRvIn, kRmOut, kRvOut, kDscale, kDbias, kNStat };
+
+constexpr int64_t kRowsTile = 8192;    // rows mode: elements per tile (L1 / L2 resident for the two passes)
+constexpr int64_t kColsTile = 32768;   // cols mode: elements per tile
+constexpr int64_t kColsChunk = 2048;   // cols mode: columns per tile at most
+constexpr int64_t kFoldWidth = 512;    // cols mode: folded row width at most
+constexpr int64_t kParallelElements = 16384;
+constexpr int64_t kSetCacheBytes = 1 << 20;  // set-major schedule: a set's inputs fit in L2
+constexpr int64_t kStreamBytes = 16 << 20;    // outputs at least this large bypass the caches
+
+struct Uids {
+  graph::Uid data[kNData];
+  graph::Uid stat[kNStat];
+};
+
+Uids uids_of(const graph::NormalizationOp &op) {
+  return {{op.x, op.y, op.z, op.dy, op.dx, op.dz, op.mask},
+          {op.scale, op.bias, op.mean, op.inv_variance, op.variance, op.running_mean_in, op.running_var_in,
+           op.running_mean_out, op.running_var_out, op.dscale, op.dbias}};
+}
+
+Support check_graph(const graph::Graph &g) {
+  if (Support s = check_single_normalization(g); !s) return s;
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &x = g.tensor(op.x);
+  const Uids u = uids_of(op);
+  for (int j = 0; j < kNData; ++j)
+    if (u.data[j] != graph::kNoTensor && j != kMask && g.tensor(u.data[j]).dtype != x.dtype)
+      return Support::no("data tensors differ in type");
+  const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
+  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
+  const cudnnDataType_t ct = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const graph::Tensor &st = normalization_stats_tensor(g, op);
+  for (int j = 0; j < kNStat; ++j) {
+    if (u.stat[j] == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u.stat[j]);
+    if (t.dtype != ct) return Support::no(cat("statistics and parameters must be ", type_info(ct).enum_name));
+    if (t.dims != st.dims) return Support::no("scale / bias broadcast differently from the statistics");
+    if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
+  }
+  const NormShape s = normalization_shape(g, op);
+  if (s.count >= (int64_t{1} << 40) || s.groups >= (int64_t{1} << 40)) return Support::no("problem too large");
+  return Support::yes();
+}
+
+// ---- Geometry ---------------------------------------------------------------
+
+struct Geometry {
+  bool cols = false;
+  int64_t inner = 1;  // elements of a row (cols mode: after folding)
+  int64_t width = 1;  // cols mode: sets per row before folding (W)
+  int64_t fold = 1;   // cols mode: rows read as one
+  std::vector<int64_t> kdims, rdims;                   // outer kept dims, reduced row dims
+  std::vector<int64_t> kstr[kNData], rstr[kNData];     // their strides per data tensor
+  int64_t istr[kNData] = {};                           // the vector dim's stride per data tensor
+  int64_t kcount = 1, rcount = 1;                      // products of kdims / rdims
+  std::vector<int64_t> sdims;                          // every kept dim (unmerged, sorted)
+  std::vector<int64_t> sstr[kNStat];                   // their strides per statistics tensor
+  int64_t groups = 1, count = 1;
+  // Tiles: kcount x nrb x nch, each rows [rb*B, +B) and elements / columns [ch*chunk, +chunk).
+  int64_t B = 1, nrb = 1, chunk = 1, nch = 1, tiles = 1;
+  int64_t elements = 0;
+  size_t partial_doubles = 0;
+};
+
+Geometry make_geometry(const graph::Graph &g) {
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &x = g.tensor(op.x);
+  const NormShape shape = normalization_shape(g, op);
+  const Uids u = uids_of(op);
+  struct Dim {
+    int64_t extent;
+    bool reduced;
+    int64_t data[kNData];
+    int64_t stat[kNStat];
+  };
+  std::vector<Dim> dims;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (x.dims[d] == 1) continue;
+    Dim m{x.dims[d], shape.reduced[d], {}, {}};
+    for (int j = 0; j < kNData; ++j)
+      if (u.data[j] != graph::kNoTensor) m.data[j] = g.tensor(u.data[j]).strides[d];
+    for (int j = 0; j < kNStat; ++j)
+      if (u.stat[j] != graph::kNoTensor && !m.reduced) m.stat[j] = g.tensor(u.stat[j]).strides[d];
+    dims.push_back(m);
+  }
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const Dim &a, const Dim &b) { return std::llabs(a.data[kX]) > std::llabs(b.data[kX]); });
+  Geometry G;
+  for (const Dim &d : dims)
+    if (!d.reduced) {
+      G.sdims.push_back(d.extent);
+      for (int j = 0; j < kNStat; ++j) G.sstr[j].push_back(d.stat[j]);
+    }
+  std::vector<Dim> merged;
+  for (const Dim &d : dims) {
+    if (!merged.empty()) {
+      Dim &o = merged.back();
+      bool ok = o.reduced == d.reduced;
+      for (int j = 0; ok && j < kNData; ++j) ok = o.data[j] == d.data[j] * d.extent;
+      if (ok) {
+        o.extent *= d.extent;
+        for (int j = 0; j < kNData; ++j) o.data[j] = d.data[j];
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  if (merged.empty()) merged.push_back(Dim{1, false, {}, {}});
+  const Dim last = merged.back();
+  merged.pop_back();
+  G.cols = !last.reduced;
+  G.inner = G.width = last.extent;
+  for (int j = 0; j < kNData; ++j) G.istr[j] = last.data[j];
+  for (const Dim &d : merged) {
+    auto &list = d.reduced ? G.rdims : G.kdims;
+    list.push_back(d.extent);
+    for (int j = 0; j < kNData; ++j) (d.reduced ? G.rstr : G.kstr)[j].push_back(d.data[j]);
+  }
+  for (int64_t e : G.kdims) G.kcount *= e;
+  for (int64_t e : G.rdims) G.rcount *= e;
+  G.groups = shape.groups;
+  G.count = shape.count;
+  G.elements = x.element_count();
+
+  // Folding (cols mode, few sets per row): rows r and r+1 of the innermost
+  // reduced dim must continue one another in every data tensor.
+  if (G.cols && G.width < kFoldWidth / 2 && !G.rdims.empty()) {
+    bool adjacent = true;
+    for (int j = 0; j < kNData; ++j)
+      if (u.data[j] != graph::kNoTensor && G.rstr[j].back() != G.width * G.istr[j]) adjacent = false;
+    if (adjacent) {
+      const int64_t e = G.rdims.back();
+      int64_t m = 1;
+      for (int64_t f = kFoldWidth / G.width; f >= 2; --f)
+        if (e % f == 0) {
+          m = f;
+          break;
+        }
+      if (m > 1) {
+        G.fold = m;
+        G.inner = G.width * m;
+        G.rdims.back() /= m;
+        G.rcount /= m;
+        for (int j = 0; j < kNData; ++j) G.rstr[j].back() *= m;
+      }
+    }
+  }
+
+  if (!G.cols) {
+    if (G.inner >= kRowsTile) {
+      G.nch = (G.inner + kRowsTile - 1) / kRowsTile;
+      G.chunk = (G.inner + G.nch - 1) / G.nch;
+      G.B = 1;
+    } else {
+      G.nch = 1;
+      G.chunk = G.inner;
+      G.B = std::clamp<int64_t>(kRowsTile / G.inner, 1, G.rcount);
+    }
+  } else {
+    G.nch = (G.inner + kColsChunk - 1) / kColsChunk;
+    G.chunk = (G.inner + G.nch - 1) / G.nch;
+    G.B = std::clamp<int64_t>(kColsTile / G.chunk, 1, G.rcount);
+  }
+  G.nch = (G.inner + G.chunk - 1) / G.chunk;
+  G.nrb = (G.rcount + G.B - 1) / G.B;
+  G.tiles = G.kcount * G.nrb * G.nch;
+  G.partial_doubles = static_cast<size_t>(2 * G.tiles * (G.cols ? G.chunk : 1));
+  return G;
+}
+
+// Offset (elements) of index i over dims with strides.
+inline int64_t offset_of(int64_t i, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+  int64_t off = 0;
+  for (size_t d = dims.size(); d-- > 0;) {
+    off += (i % dims[d]) * strides[d];
+    i /= dims[d];
+  }
+  return off;
+}
+
+// ---- Vector kernels ------------------------------------------------------------
+
+template <class A>
+constexpr int kLanes = std::is_same_v<A, float> ? 16 : 8;
+
+template <class A>
+inline A sum_of(const A *p, int64_t n) {
+  constexpr int L = kLanes<A>;
+  A acc[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] += p[i + j];
+  A s = 0;
+  for (int j = 0; j < L; ++j) s += acc[j];
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+// Sum of (p - shift)^2 and of (p - shift): the second pass of the corrected
+// two-pass algorithm (the first sum is corrected by the square of the second).
+template <class A>
+inline void dev_sums(const A *p, int64_t n, A shift, A &sq, A &lin) {
+  constexpr int L = kLanes<A>;
+  A acc[L] = {}, acl[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      const A d = p[i + j] - shift;
+      acc[j] += d * d;
+      acl[j] += d;
+    }
+  A s = 0, l = 0;
+  for (int j = 0; j < L; ++j) {
+    s += acc[j];
+    l += acl[j];
+  }
+  for (; i < n; ++i) {
+    const A d = p[i] - shift;
+    s += d * d;
+    l += d;
+  }
+  sq += s;
+  lin += l;
+}
+
+// sg += sum g, sgx += sum g * (x - mean).
+template <class A>
+inline void grad_sums(const A *gp, const A *xp, int64_t n, A mean, A &sg, A &sgx) {
+  constexpr int L = kLanes<A>;
+  A a1[L] = {}, a2[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      a1[j] += gp[i + j];
+      a2[j] += gp[i + j] * (xp[i + j] - mean);
+    }
+  A s1 = 0, s2 = 0;
+  for (int j = 0; j < L; ++j) {
+    s1 += a1[j];
+    s2 += a2[j];
+  }
+  for (; i < n; ++i) {
+    s1 += gp[i];
+    s2 += gp[i] * (xp[i] - mean);
+  }
+  sg += s1;
+  sgx += s2;
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
+// Float versions with explicit AVX2 / FMA: four accumulators of 8 lanes
+// (the generic loops above compile to lane shuffles for the paired sums).
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+template <>
+inline float sum_of<float>(const float *p, int64_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
+    a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + i + 8));
+    a2 = _mm256_add_ps(a2, _mm256_loadu_ps(p + i + 16));
+    a3 = _mm256_add_ps(a3, _mm256_loadu_ps(p + i + 24));
+  }
+  for (; i + 8 <= n; i += 8) a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
+  float s = hsum(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+template <>
+inline void dev_sums<float>(const float *p, int64_t n, float shift, float &sq, float &lin) {
+  const __m256 sh = _mm256_set1_ps(shift);
+  __m256 q0 = _mm256_setzero_ps(), q1 = q0, l0 = q0, l1 = q0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(p + i), sh);
+    const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(p + i + 8), sh);
+    q0 = _mm256_fmadd_ps(d0, d0, q0);
+    q1 = _mm256_fmadd_ps(d1, d1, q1);
+    l0 = _mm256_add_ps(l0, d0);
+    l1 = _mm256_add_ps(l1, d1);
+  }
+  float s = hsum(_mm256_add_ps(q0, q1)), l = hsum(_mm256_add_ps(l0, l1));
+  for (; i < n; ++i) {
+    const float d = p[i] - shift;
+    s += d * d;
+    l += d;
+  }
+  sq += s;
+  lin += l;
+}
+
+template <>
+inline void grad_sums<float>(const float *gp, const float *xp, int64_t n, float mean, float &sg, float &sgx) {
+  const __m256 m = _mm256_set1_ps(mean);
+  __m256 g0 = _mm256_setzero_ps(), g1 = g0, x0 = g0, x1 = g0;
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = _mm256_loadu_ps(gp + i), b = _mm256_loadu_ps(gp + i + 8);
+    g0 = _mm256_add_ps(g0, a);
+    g1 = _mm256_add_ps(g1, b);
+    x0 = _mm256_fmadd_ps(a, _mm256_sub_ps(_mm256_loadu_ps(xp + i), m), x0);
+    x1 = _mm256_fmadd_ps(b, _mm256_sub_ps(_mm256_loadu_ps(xp + i + 8), m), x1);
+  }
+  float s1 = hsum(_mm256_add_ps(g0, g1)), s2 = hsum(_mm256_add_ps(x0, x1));
+  for (; i < n; ++i) {
+    s1 += gp[i];
+    s2 += gp[i] * (xp[i] - mean);
+  }
+  sg += s1;
+  sgx += s2;
+}
+#endif
+
+// Chan et al.'s combination of (n, mean, m2) partial statistics.
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;
+  void add(double nb, double mb, double m2b) {
+    if (nb == 0) return;
+    const double tot = n + nb, delta = mb - mean;
+    mean += delta * (nb / tot);
+    m2 += m2b + delta * delta * (n * nb / tot);
+    n = tot;
+  }
+};
+
+// ---- Plan ---------------------------------------------------------------------
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), G_(make_geometry(g)) {
+    // Statistics offsets per set, shared by the statistics tensors with the
+    // first one's strides (usually all: one descriptor for them all).
+    const Uids u = uids_of(std::get<graph::NormalizationOp>(g.ops().front()));
+    for (int j = 0; j < kNStat; ++j) {
+      if (u.stat[j] == graph::kNoTensor) continue;
+      if (table_of_ < 0) {
+        table_of_ = j;
+        set_offset_.resize(static_cast<size_t>(G_.groups));
+        for (int64_t k = 0; k < G_.groups; ++k) set_offset_[k] = offset_of(k, G_.sdims, G_.sstr[j]);
+      }
+      uses_table_[j] = G_.sstr[j] == G_.sstr[table_of_];
+    }
+  }
+
+  size_t scratch_size() const override { return G_.partial_doubles * sizeof(double); }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    if (g.tensor(op.x).dtype == CUDNN_DATA_DOUBLE) run<double>(ctx, g, pack);
+    else run<float>(ctx, g, pack);
+  }
+
+ private:
+  // One execution's pointers, per-set values and scratch.
+  template <class A>
+  struct Exec {
+    const graph::NormalizationOp *op = nullptr;
+    char *base[kNData] = {};
+    int64_t es[kNData] = {};
+    LoadFn<A> load = nullptr;
+    StoreFn<A> store = nullptr, store_plain = nullptr;
+    bool direct = false;  // data type is A
+    void *stat[kNStat] = {};
+    double *part = nullptr;
+    bool stats_given = false, training = false, relu = false;
+    bool stream = false;  // the output is large: non-temporal stores where it is plain
+    A clip = 0, alpha = 1, beta = 0;
+    // Per set (k); in cols mode the hot-loop arrays are expanded to
+    // kb * inner + column (see expand()).
+    std::vector<A> mu, istd, c1, c2, c3;  // forward: c1 = a, c2 = b
+    std::vector<A> mu_x;                  // backward, cols mode: mu expanded
+  };
+
+  // Runs f(i) for i in [0, n), on the pool when the problem is large.
+  template <class F>
+  void parallel(const ExecContext &ctx, int64_t n, int64_t work, F &&f) const {
+    auto body = [&](int64_t lo, int64_t hi) {
+      for (int64_t t = lo; t < hi; ++t) f(t);
+    };
+    if (ctx.pool == nullptr || ctx.pool->size() <= 1 || n < 2 || work < kParallelElements) {
+      body(0, n);
+      return;
+    }
+    ctx.pool->parallel_for(n, body, std::min<int64_t>(n, ctx.pool->size() * 4));
+  }
+
+  // Calls f(off[kNData], row index j within the tile, n, c0, kb) for every
+  // row segment of tile t; off are element offsets of the segment's start.
+  template <class F>
+  void walk_tile(int64_t t, F &&f) const {
+    const int64_t ch = t % G_.nch, rb = (t / G_.nch) % G_.nrb, kb = t / (G_.nch * G_.nrb);
+    const int64_t c0 = ch * G_.chunk, n = std::min(G_.inner, c0 + G_.chunk) - c0;
+    const int64_t r0 = rb * G_.B, r1 = std::min(G_.rcount, r0 + G_.B);
+    int64_t kbase[kNData];
+    for (int j = 0; j < kNData; ++j) kbase[j] = offset_of(kb, G_.kdims, G_.kstr[j]) + c0 * G_.istr[j];
+    int64_t off[kNData];
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int j = 0; j < kNData; ++j) off[j] = kbase[j] + offset_of(r, G_.rdims, G_.rstr[j]);
+      f(off, r - r0, n, c0, kb);
+    }
+  }
+
+  template <class A>
+  const A *fetch(const Exec<A> &ex, int j, const int64_t *off, int64_t n, A *buf) const {
+    const char *p = ex.base[j] + off[j] * ex.es[j];
+    if (ex.direct && G_.istr[j] == 1) return reinterpret_cast<const A *>(p);
+    ex.load(p, G_.istr[j], static_cast<int>(n), buf);
+    return buf;
+  }
+
+  // The gradient reaching the normalization: dy, zero where the forward's
+  // activation had a zero derivative.
+  template <class A>
+  const A *gradient(const Exec<A> &ex, const int64_t *off, int64_t n, A *buf) const {
+    const A *d = fetch(ex, kDY, off, n, buf);
+    if (!ex.op->has_activation) return d;
+    const uint8_t *m = reinterpret_cast<const uint8_t *>(ex.base[kMask]) + off[kMask];
+    const int64_t ms = G_.istr[kMask];
+    if (ms == 1) {
+      for (int64_t i = 0; i < n; ++i) buf[i] = m[i] ? d[i] : A(0);
+    } else {
+      for (int64_t i = 0; i < n; ++i) buf[i] = m[i * ms] ? d[i] : A(0);
+    }
+    return buf;
+  }
+
+  // Tile t's mean and squared deviations (corrected two-pass) into part.
+  template <class A>
+  void stats_tile(const Exec<A> &ex, int64_t t) const {
+    thread_local std::vector<A> buf;
+    thread_local std::vector<const A *> rows;
+    const int64_t tile_elems = G_.B * G_.chunk;
+    if (buf.size() < static_cast<size_t>(tile_elems)) buf.resize(static_cast<size_t>(tile_elems));
+    if (rows.size() < static_cast<size_t>(G_.B)) rows.resize(static_cast<size_t>(G_.B));
+    int64_t nrows = 0, len = 0;
+    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t n, int64_t, int64_t) {
+      rows[j] = fetch(ex, kX, off, n, buf.data() + j * n);
+      nrows = j + 1;
+      len = n;
+    });
+    double *part = ex.part;
+    if (!G_.cols) {
+      A s = 0;
+      for (int64_t j = 0; j < nrows; ++j) s += sum_of(rows[j], len);
+      const double cnt = static_cast<double>(nrows * len);
+      const A shift = static_cast<A>(s / static_cast<A>(cnt));
+      A sq = 0, lin = 0;
+      for (int64_t j = 0; j < nrows; ++j) dev_sums(rows[j], len, shift, sq, lin);
+      part[2 * t] = static_cast<double>(shift) + static_cast<double>(lin) / cnt;
+      part[2 * t + 1] = static_cast<double>(sq) - static_cast<double>(lin) * static_cast<double>(lin) / cnt;
+      return;
+    }
+    thread_local std::vector<A> acc;
+    if (acc.size() < static_cast<size_t>(3 * len)) acc.resize(static_cast<size_t>(3 * len));
+    A *sum = acc.data(), *m2 = acc.data() + len, *lin = acc.data() + 2 * len;
+    std::fill(sum, sum + 3 * len, A(0));
+    for (int64_t j = 0; j < nrows; ++j) {
+      const A *p = rows[j];
+      for (int64_t c = 0; c < len; ++c) sum[c] += p[c];
+    }
+    const A inv = A(1) / static_cast<A>(nrows);
+    for (int64_t c = 0; c < len; ++c) sum[c] *= inv;  // now the shift (first-pass mean)
+    for (int64_t j = 0; j < nrows; ++j) {
+      const A *p = rows[j];
+      for (int64_t c = 0; c < len; ++c) {
+        const A d = p[c] - sum[c];
+        m2[c] += d * d;
+        lin[c] += d;
+      }
+    }
+    double *out = part + 2 * t * G_.chunk;
+    const double cnt = static_cast<double>(nrows);
+    for (int64_t c = 0; c < len; ++c) {
+      const double l = lin[c];
+      out[2 * c] = static_cast<double>(sum[c]) + l / cnt;
+      out[2 * c + 1] = static_cast<double>(m2[c]) - l * l / cnt;
+    }
+  }
+
+  // Tile t's sum g and sum g * (x - mean) into part (backward).
+  template <class A>
+  void grad_tile(const Exec<A> &ex, int64_t t) const {
+    thread_local std::vector<A> buf;
+    const int64_t n_max = G_.chunk;
+    if (buf.size() < static_cast<size_t>(4 * n_max)) buf.resize(static_cast<size_t>(4 * n_max));
+    A *gb = buf.data(), *xb = buf.data() + n_max, *sg = buf.data() + 2 * n_max, *sgx = buf.data() + 3 * n_max;
+    A s1 = 0, s2 = 0;
+    int64_t len = 0;
+    if (G_.cols) std::fill(sg, sg + 2 * n_max, A(0));
+    const A *mu = G_.cols ? ex.mu_x.data() : ex.mu.data();
+    walk_tile(t, [&](const int64_t *off, int64_t, int64_t n, int64_t c0, int64_t kb) {
+      const A *gp = gradient(ex, off, n, gb);
+      const A *xp = fetch(ex, kX, off, n, xb);
+      len = n;
+      if (!G_.cols) {
+        grad_sums(gp, xp, n, mu[kb], s1, s2);
+      } else {
+        const A *m = mu + kb * G_.inner + c0;
+        for (int64_t c = 0; c < n; ++c) {
+          sg[c] += gp[c];
+          sgx[c] += gp[c] * (xp[c] - m[c]);
+        }
+      }
+    });
+    double *part = ex.part;
+    if (!G_.cols) {
+      part[2 * t] = s1;
+      part[2 * t + 1] = s2;
+      return;
+    }
+    double *out = part + 2 * t * G_.chunk;
+    for (int64_t c = 0; c < len; ++c) {
+      out[2 * c] = sg[c];
+      out[2 * c + 1] = sgx[c];
+    }
+  }
+
+  // Forward: y = blend(act(a * x + b [+ z])), mask; c1 = a, c2 = b.
+  template <class A>
+  void forward_tile(const Exec<A> &ex, int64_t t) const {
+    thread_local std::vector<A> buf;
+    const int64_t n_max = G_.chunk;
+    if (buf.size() < static_cast<size_t>(3 * n_max)) buf.resize(static_cast<size_t>(3 * n_max));
+    A *xb = buf.data(), *zb = buf.data() + n_max, *v = buf.data() + 2 * n_max;
+    const bool has_z = ex.base[kZ] != nullptr, has_mask = ex.base[kMask] != nullptr, relu = ex.relu;
+    const A clip = ex.clip;
+    const A *a = ex.c1.data(), *b = ex.c2.data();
+    // y of the compute type, contiguous, not read: large ones are streamed
+    // past the caches (no read for ownership), the others written in place.
+    const bool plain = ex.direct && G_.istr[kY] == 1 && ex.beta == A(0);
+    const bool stream = plain && ex.stream;
+    const bool in_place = plain && !stream && ex.alpha == A(1) && ex.base[kZ] == nullptr;  // z may alias y
+    walk_tile(t, [&](const int64_t *off, int64_t, int64_t n, int64_t c0, int64_t kb) {
+      const A *xp = fetch(ex, kX, off, n, xb);
+      if (in_place) v = reinterpret_cast<A *>(ex.base[kY] + off[kY] * ex.es[kY]);
+      if (!G_.cols) {
+        const A ak = a[kb], bk = b[kb];
+        for (int64_t i = 0; i < n; ++i) v[i] = ak * xp[i] + bk;
+      } else {
+        const A *ap = a + kb * G_.inner + c0, *bp = b + kb * G_.inner + c0;
+        for (int64_t i = 0; i < n; ++i) v[i] = ap[i] * xp[i] + bp[i];
+      }
+      if (has_z) {
+        const A *zp = fetch(ex, kZ, off, n, zb);
+        for (int64_t i = 0; i < n; ++i) v[i] += zp[i];
+      }
+      if (has_mask) {
+        uint8_t *m = reinterpret_cast<uint8_t *>(ex.base[kMask]) + off[kMask];
+        const int64_t ms = G_.istr[kMask];
+        if (ms == 1) {
+          for (int64_t i = 0; i < n; ++i) m[i] = (!relu || (v[i] > A(0) && v[i] < clip)) ? 1 : 0;
+        } else {
+          for (int64_t i = 0; i < n; ++i) m[i * ms] = norm::passes(v[i], relu, clip) ? 1 : 0;
+        }
+      }
+      if (relu)
+        for (int64_t i = 0; i < n; ++i) v[i] = v[i] <= A(0) ? A(0) : (v[i] > clip ? clip : v[i]);
+      if (stream) stream_scaled(ex.base[kY] + off[kY] * ex.es[kY], v, static_cast<int>(n), ex.alpha);
+      else if (!in_place)
+        ex.store(ex.base[kY] + off[kY] * ex.es[kY], G_.istr[kY], static_cast<int>(n), v, ex.alpha, ex.beta);
+    });
+    if (stream) stream_fence();
+  }
+
+  // Backward: dx = blend(c1 * g + c2 * (x - mu) + c3), dz = g.
+  template <class A>
+  void backward_tile(const Exec<A> &ex, int64_t t) const {
+    thread_local std::vector<A> buf;
+    const int64_t n_max = G_.chunk;
+    if (buf.size() < static_cast<size_t>(3 * n_max)) buf.resize(static_cast<size_t>(3 * n_max));
+    A *gb = buf.data(), *xb = buf.data() + n_max, *v = buf.data() + 2 * n_max;
+    const bool has_dz = ex.base[kDZ] != nullptr;
+    const A *c1 = ex.c1.data(), *c2 = ex.c2.data(), *c3 = ex.c3.data();
+    const A *mu = G_.cols ? ex.mu_x.data() : ex.mu.data();
+    const bool stream = ex.stream && ex.direct && G_.istr[kDX] == 1 && ex.beta == A(0);
+    walk_tile(t, [&](const int64_t *off, int64_t, int64_t n, int64_t c0, int64_t kb) {
+      const A *gp = gradient(ex, off, n, gb);
+      const A *xp = fetch(ex, kX, off, n, xb);
+      if (!G_.cols) {
+        const A k1 = c1[kb], k2 = c2[kb], k3 = c3[kb], m = mu[kb];
+        for (int64_t i = 0; i < n; ++i) v[i] = k1 * gp[i] + k2 * (xp[i] - m) + k3;
+      } else {
+        const int64_t o = kb * G_.inner + c0;
+        const A *p1 = c1 + o, *p2 = c2 + o, *p3 = c3 + o, *pm = mu + o;
+        for (int64_t i = 0; i < n; ++i) v[i] = p1[i] * gp[i] + p2[i] * (xp[i] - pm[i]) + p3[i];
+      }
+      if (stream) stream_scaled(ex.base[kDX] + off[kDX] * ex.es[kDX], v, static_cast<int>(n), ex.alpha);
+      else ex.store(ex.base[kDX] + off[kDX] * ex.es[kDX], G_.istr[kDX], static_cast<int>(n), v, ex.alpha, ex.beta);
+      if (has_dz)
+        ex.store_plain(ex.base[kDZ] + off[kDZ] * ex.es[kDZ], G_.istr[kDZ], static_cast<int>(n), gp, A(1), A(0));
+    });
+    if (stream) stream_fence();
+  }
+
+  // Calls cb(count, p0, p1) for set k's partials in a fixed order.
+  template <class F>
+  void visit_partials(const double *part, int64_t k, F &&cb) const {
+    if (!G_.cols) {
+      const int64_t base = k * G_.nrb * G_.nch;
+      for (int64_t rb = 0; rb < G_.nrb; ++rb) {
+        const int64_t rows = std::min(G_.rcount, (rb + 1) * G_.B) - rb * G_.B;
+        for (int64_t ch = 0; ch < G_.nch; ++ch) {
+          const int64_t len = std::min(G_.inner, (ch + 1) * G_.chunk) - ch * G_.chunk;
+          const int64_t t = base + rb * G_.nch + ch;
+          cb(static_cast<double>(rows * len), part[2 * t], part[2 * t + 1]);
+        }
+      }
+      return;
+    }
+    const int64_t kb = k / G_.width, c = k % G_.width;
+    for (int64_t rb = 0; rb < G_.nrb; ++rb) {
+      const int64_t rows = std::min(G_.rcount, (rb + 1) * G_.B) - rb * G_.B;
+      for (int64_t f = 0; f < G_.fold; ++f) {
+        const int64_t cv = f * G_.width + c, ch = cv / G_.chunk;
+        const int64_t t = (kb * G_.nrb + rb) * G_.nch + ch;
+        const double *p = part + 2 * (t * G_.chunk + (cv - ch * G_.chunk));
+        cb(static_cast<double>(rows), p[0], p[1]);
+      }
+    }
+  }
+
+  int64_t partials_per_set() const { return G_.nrb * (G_.cols ? G_.fold : G_.nch); }
+
+  template <class A>
+  int64_t stat_offset(int j, int64_t k) const {
+    return uses_table_[j] ? set_offset_[k] : offset_of(k, G_.sdims, G_.sstr[j]);
+  }
+  template <class A>
+  double sload(const Exec<A> &ex, int j, int64_t k) const {
+    return static_cast<const A *>(ex.stat[j])[stat_offset<A>(j, k)];
+  }
+  template <class A>
+  void sstore(const Exec<A> &ex, int j, int64_t k, double v) const {
+    static_cast<A *>(ex.stat[j])[stat_offset<A>(j, k)] = static_cast<A>(v);
+  }
+
+  // Set k's batch statistics from its partials; training writes the saved
+  // and running statistics.
+  template <class A>
+  void finish_stats(Exec<A> &ex, int64_t k) const {
+    Moments m;
+    visit_partials(ex.part, k, [&](double n, double mean, double m2) { m.add(n, mean, m2); });
+    const double var = std::max(0.0, m.m2 / static_cast<double>(G_.count));
+    const double is = 1.0 / std::sqrt(var + ex.op->epsilon);
+    ex.mu[k] = static_cast<A>(m.mean);
+    ex.istd[k] = static_cast<A>(is);
+    if (!ex.training) return;
+    if (ex.stat[kMean]) sstore(ex, kMean, k, m.mean);
+    if (ex.stat[kInv]) sstore(ex, kInv, k, is);
+    const double f = ex.op->exp_avg_factor;
+    if (ex.stat[kRmIn]) sstore(ex, kRmOut, k, (1.0 - f) * sload(ex, kRmIn, k) + f * m.mean);
+    if (ex.stat[kRvIn]) sstore(ex, kRvOut, k, (1.0 - f) * sload(ex, kRvIn, k) + f * var * unbias_factor(G_.count));
+  }
+
+  template <class A>
+  void given_stats(Exec<A> &ex, int64_t k) const {
+    ex.mu[k] = static_cast<A>(sload(ex, kMean, k));
+    ex.istd[k] = static_cast<A>(ex.stat[kVar] ? 1.0 / std::sqrt(sload(ex, kVar, k) + ex.op->epsilon)
+                                              : sload(ex, kInv, k));
+  }
+
+  // Forward coefficients of set k: a = scale * istd, b = bias - mu * a.
+  template <class A>
+  void forward_coefficients(Exec<A> &ex, int64_t k) const {
+    const double sc = sload(ex, kScale, k) * static_cast<double>(ex.istd[k]);
+    ex.c1[k] = static_cast<A>(sc);
+    ex.c2[k] = static_cast<A>(sload(ex, kBias, k) - static_cast<double>(ex.mu[k]) * sc);
+  }
+
+  // Backward: set k's dscale / dbias and dx coefficients from its partials.
+  template <class A>
+  void finish_grad(Exec<A> &ex, int64_t k) const {
+    double sg = 0, sgx = 0;
+    visit_partials(ex.part, k, [&](double, double p0, double p1) {
+      sg += p0;
+      sgx += p1;
+    });
+    const double M = static_cast<double>(G_.count);
+    const double ap = ex.op->param_blend.alpha, bp = ex.op->param_blend.beta;
+    const double is = ex.istd[k], sc = sload(ex, kScale, k);
+    if (ex.stat[kDscale]) sstore(ex, kDscale, k, ap * is * sgx + (bp != 0.0 ? bp * sload(ex, kDscale, k) : 0.0));
+    if (ex.stat[kDbias]) sstore(ex, kDbias, k, ap * sg + (bp != 0.0 ? bp * sload(ex, kDbias, k) : 0.0));
+    // dx = scale*is*g - scale*is^3*sgx/M * (x - mu) - scale*is*sg/M
+    ex.c1[k] = static_cast<A>(sc * is);
+    ex.c2[k] = static_cast<A>(-sc * is * is * is * sgx / M);
+    ex.c3[k] = static_cast<A>(-sc * is * sg / M);
+  }
+
+  // Per-set arrays indexed like the cols-mode hot loops: kb * inner + column
+  // (folded columns repeat their set's value).
+  template <class A>
+  std::vector<A> expanded(const std::vector<A> &v) const {
+    if (!G_.cols || G_.fold == 1) return v;
+    std::vector<A> out(static_cast<size_t>(G_.kcount * G_.inner));
+    for (int64_t kb = 0; kb < G_.kcount; ++kb)
+      for (int64_t c = 0; c < G_.inner; ++c) out[kb * G_.inner + c] = v[kb * G_.width + c % G_.width];
+    return out;
+  }
+
+  // Rows mode with sets that fit in a core's cache: each set is finished
+  // start to end by one thread (statistics or gradient sums, then the
+  // elementwise pass) so that the second pass reads from cache, not memory.
+  // The partials and their order are the same as in the pass-by-pass
+  // schedule, so are the results.
+  bool set_major(const ExecContext &ctx, int64_t bytes_per_set) const {
+    const int threads = ctx.pool != nullptr ? ctx.pool->size() : 1;
+    return !G_.cols && G_.groups >= 2 * threads && bytes_per_set <= kSetCacheBytes;
+  }
+
+  template <class A>
+  void run(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    const Uids u = uids_of(op);
+    Exec<A> ex;
+    ex.op = &op;
+    const cudnnDataType_t dt = g.tensor(op.x).dtype;
+    for (int j = 0; j < kNData; ++j) {
+      if (u.data[j] == graph::kNoTensor) continue;
+      ex.base[j] = static_cast<char *>(pack.get(u.data[j]));
+      if (ex.base[j] == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u.data[j]);
+      ex.es[j] = j == kMask ? 1 : type_info(dt).bits / 8;
+    }
+    for (int j = 0; j < kNStat; ++j) {
+      if (u.stat[j] == graph::kNoTensor) continue;
+      ex.stat[j] = pack.get(u.stat[j]);
+      if (ex.stat[j] == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u.stat[j]);
+    }
+    if (G_.elements == 0) return;
+    ex.load = load_fn_for<A>(dt);
+    ex.store = store_fn_for<A>(dt, op.blend.beta != 0.0);
+    ex.store_plain = store_fn_for<A>(dt, false);
+    ex.direct = (std::is_same_v<A, float> && dt == CUDNN_DATA_FLOAT) ||
+                (std::is_same_v<A, double> && dt == CUDNN_DATA_DOUBLE);
+    ex.alpha = static_cast<A>(op.blend.alpha);
+    ex.beta = static_cast<A>(op.blend.beta);
+    ex.relu = op.has_activation && op.activation == CUDNN_POINTWISE_RELU_FWD;
+    ex.clip = op.relu_upper_clip >= static_cast<double>(std::numeric_limits<A>::max())
+                  ? std::numeric_limits<A>::infinity()
+                  : static_cast<A>(op.relu_upper_clip);
+    ex.stats_given = op.backward ? ex.stat[kMean] != nullptr : op.phase == CUDNN_NORM_FWD_INFERENCE;
+    ex.training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
+    ex.stream = G_.elements * ex.es[kX] >= kStreamBytes;
+
+    std::vector<double> scratch_fallback;
+    ex.part = static_cast<double *>(pack.scratch);
+    if (ex.part == nullptr || pack.scratch_size < scratch_size()) {
+      scratch_fallback.resize(G_.partial_doubles);
+      ex.part = scratch_fallback.data();
+    }
+    const size_t G = static_cast<size_t>(G_.groups);
+    ex.mu.resize(G);
+    ex.istd.resize(G);
+    ex.c1.resize(G);
+    ex.c2.resize(G);
+    if (op.backward) ex.c3.resize(G);
+
+    const int64_t tiles_per_set = G_.nrb * G_.nch;
+    const int64_t elem = ex.es[kX];
+    const int64_t bytes_per_set = G_.count * elem * (op.backward ? 2 : 1);
+    if (set_major(ctx, bytes_per_set) && (!ex.stats_given || op.backward)) {
+      parallel(ctx, G_.groups, G_.elements, [&](int64_t k) {
+        const int64_t t0 = k * tiles_per_set, t1 = t0 + tiles_per_set;
+        if (!ex.stats_given) {
+          for (int64_t t = t0; t < t1; ++t) stats_tile(ex, t);
+          finish_stats(ex, k);
+        } else {
+          given_stats(ex, k);
+        }
+        if (!op.backward) {
+          forward_coefficients(ex, k);
+          for (int64_t t = t0; t < t1; ++t) forward_tile(ex, t);
+          return;
+        }
+        for (int64_t t = t0; t < t1; ++t) grad_tile(ex, t);
+        finish_grad(ex, k);
+        for (int64_t t = t0; t < t1; ++t) backward_tile(ex, t);
+      });
+      return;
+    }
+
+    // Pass by pass: every tile, then every set.
+    const int64_t set_work = G_.groups * partials_per_set() * 4;
+    if (!ex.stats_given) {
+      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); });
+      parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_stats(ex, k); });
+    } else {
+      parallel(ctx, G_.groups, G_.groups * 4, [&](int64_t k) { given_stats(ex, k); });
+    }
+    if (!op.backward) {
+      parallel(ctx, G_.groups, G_.groups * 4, [&](int64_t k) { forward_coefficients(ex, k); });
+      ex.c1 = expanded(ex.c1);
+      ex.c2 = expanded(ex.c2);
+      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { forward_tile(ex, t); });
+      return;
+    }
+    if (G_.cols) ex.mu_x = expanded(ex.mu);
+    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); });
+    parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_grad(ex, k); });
+    ex.c1 = expanded(ex.c1);
+    ex.c2 = expanded(ex.c2);
+    ex.c3 = expanded(ex.c3);
+    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { backward_tile(ex, t); });
+  }
+
+  Geometry G_;
+  int table_of_ = -1;
+  bool uses_table_[kNStat] = {};
+  std::vector<int64_t> set_offset_;
+};
+
+class CpuNormalizationEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.normalization"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  int priority() const override { return 10; }
+  Support supports(const graph::Graph &g) const override { return check_graph(g); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this, g);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::CpuNormalizationEngine;
+FDNN_REGISTER_ENGINE(CpuNormalizationEngine)

@@ -1,0 +1,251 @@
+// The fast CPU batch-norm engine (cpu.normalization) on the paths the random
+// API tests (small shapes) do not reach: problems large enough for the
+// thread pool and for several tiles per statistics set, rows longer than a
+// tile, large channel counts, NHWC with few and odd channel counts (folded
+// rows) and without a fold, per-activation sets cut into column chunks, half
+// and bfloat16, data far from zero (the variance must not cancel). Each case
+// runs forward training (Ex, add + clipped relu, running and saved stats),
+// inference and backward (Ex, from the forward's reserve space) on a handle
+// pinned to cpu.normalization, against tests/common/normalization_reference,
+// and twice for bitwise-identical results.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "common/expect_status.hpp"
+#include "common/normalization_reference.hpp"
+#include "common/random.hpp"
+#include "common/tensor_data.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+struct PathCase {
+  cudnnDataType_t t;
+  std::vector<int64_t> dims;
+  Layout layout;
+  bool per_activation;
+  double lo, hi;  // x's range
+  const char *why;
+};
+
+cudnnDataType_t param_type(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
+
+HostTensor param_tensor(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<double> &v) {
+  HostTensor h = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
+  h.set_values(v);
+  return h;
+}
+
+std::vector<double> random_values(Rng &rng, size_t n, double lo, double hi, cudnnDataType_t t) {
+  std::vector<double> v(n);
+  for (double &e : v) e = round_to_type(t, rng.uniform(lo, hi));
+  return v;
+}
+
+Expect stat(double v, double mag, bool dbl) { return {v, (dbl ? 1e-13 : 4e-6) * (std::fabs(v) + mag)}; }
+
+bool same_bytes(const HostTensor &a, const HostTensor &b) { return a.bytes == b.bytes; }
+
+void run_case(cudnnHandle_t h, const PathCase &c, uint64_t seed) {
+  Rng rng(test_seed(seed));
+  const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+  const cudnnDataType_t pt = param_type(c.t);
+  const auto mode = c.per_activation ? CUDNN_BATCHNORM_PER_ACTIVATION : CUDNN_BATCHNORM_SPATIAL;
+  const std::string what = std::string(c.why) + " (" + type_name(c.t) + ")";
+  auto tensor = [&](double lo, double hi) {
+    HostTensor t = make_tensor(c.t, c.dims, packed_strides(c.dims, c.layout));
+    fill_random(t, rng, lo, hi);
+    return t;
+  };
+  HostTensor x = tensor(c.lo, c.hi), z = tensor(-1, 1), y = tensor(-1, 1), dy = tensor(-2, 2), dx = tensor(-1, 1);
+  HostTensor dz = tensor(-1, 1), yi_prior = tensor(-1, 1);
+  std::vector<int64_t> pd(c.dims.size(), 1);
+  pd[1] = c.dims[1];
+  if (c.per_activation)
+    for (size_t i = 2; i < c.dims.size(); ++i) pd[i] = c.dims[i];
+  NormRefShape s{c.dims, c.per_activation};
+  const size_t sets = static_cast<size_t>(s.sets());
+  const double m = static_cast<double>(s.count());
+  const std::vector<double> scale = random_values(rng, sets, -2, 2, pt), bias = random_values(rng, sets, -1, 1, pt);
+  const std::vector<double> rmean = random_values(rng, sets, -1, 1, pt), rvar = random_values(rng, sets, 0.5, 2, pt);
+  const std::vector<double> ds_prior = random_values(rng, sets, -1, 1, pt), db_prior = random_values(rng, sets, -1, 1, pt);
+  const double eps = 1e-5, factor = 0.25, clip = 1.5;
+  NormRefAct act;
+  act.relu = true;
+  act.clip = clip;
+
+  TensorDesc xd(x), bnd_src(pt, pd, packed_strides(pd, Layout::nchw));
+  cudnnTensorDescriptor_t bnd = bnd_src.get();
+  cudnnActivationDescriptor_t ad = nullptr;
+  ASSERT_EQ(cudnnCreateActivationDescriptor(&ad), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnSetActivationDescriptor(ad, CUDNN_ACTIVATION_CLIPPED_RELU, CUDNN_PROPAGATE_NAN, clip),
+            CUDNN_STATUS_SUCCESS);
+  const auto bops = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+  size_t rs = 0;
+  ASSERT_EQ(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, bops, ad, xd, &rs), CUDNN_STATUS_SUCCESS);
+
+  // Expected forward results.
+  const NormRefStats st = norm_batch_stats(s, x);
+  std::vector<double> inv(sets);
+  for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+  const Scaling one(1), zero(0), half(0.5), minus(-0.5);
+  poison(y);
+  const std::vector<Expect> want_y = norm_forward_expect(s, x, &z, scale, bias, st.mean, inv, act, 1, 0, y, dbl);
+  const std::vector<double> pre = norm_pre_activation(s, x, &z, scale, bias, st.mean, inv);
+  std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
+  for (size_t k = 0; k < sets; ++k) {
+    const double sd = std::sqrt(st.var[k]);
+    want_mean[k] = stat(st.mean[k], sd, dbl);
+    want_inv[k] = stat(inv[k], 0, dbl);
+    want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
+    want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
+  }
+
+  struct Results {
+    HostTensor y, mean, inv, rm, rv, mask, yi, dx, dz, ds, db;
+  };
+  auto run_once = [&](Results &r) {
+    TensorDesc td(x);
+    Buffer xb = upload(x), zb = upload(z), yb = upload(y), yib = upload(yi_prior), dyb = upload(dy), dxb = upload(dx);
+    Buffer dzb = upload(dz);
+    Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
+    Buffer rmb = upload(param_tensor(pt, pd, rmean)), rvb = upload(param_tensor(pt, pd, rvar));
+    HostTensor sm = param_tensor(pt, pd, std::vector<double>(sets, 0));
+    poison(sm);
+    Buffer smb = upload(sm), sib = upload(sm);
+    Buffer dsb = upload(param_tensor(pt, pd, ds_prior)), dbb = upload(param_tensor(pt, pd, db_prior));
+    Buffer rsb(rs);
+    ASSERT_EQ(cudnnBatchNormalizationForwardTrainingEx(h, mode, bops, one.for_type(c.t), zero.for_type(c.t), td,
+                                                       xb.get(), td, zb.get(), td, yb.get(), bnd, sb.get(), bb.get(),
+                                                       factor, rmb.get(), rvb.get(), eps, smb.get(), sib.get(), ad,
+                                                       nullptr, 0, rsb.get(), rs),
+              CUDNN_STATUS_SUCCESS)
+        << what << ": " << last_error();
+    r.y = y;
+    download(yb, r.y);
+    r.mean = r.inv = r.rm = r.rv = sm;
+    download(smb, r.mean);
+    download(sib, r.inv);
+    download(rmb, r.rm);
+    download(rvb, r.rv);
+    r.mask = make_tensor(CUDNN_DATA_UINT8, {static_cast<int64_t>(rs)}, {1});
+    download(rsb, r.mask);
+    // Inference from the running statistics just written, alpha/beta blend.
+    ASSERT_EQ(cudnnBatchNormalizationForwardInference(h, mode, half.for_type(c.t), minus.for_type(c.t), td, xb.get(),
+                                                      td, yib.get(), bnd, sb.get(), bb.get(), rmb.get(), rvb.get(),
+                                                      eps),
+              CUDNN_STATUS_SUCCESS)
+        << what << ": " << last_error();
+    r.yi = yi_prior;
+    download(yib, r.yi);
+    // Backward from the saved statistics and the reserve space.
+    ASSERT_EQ(cudnnBatchNormalizationBackwardEx(h, mode, bops, one.for_type(c.t), zero.for_type(c.t),
+                                                one.for_type(c.t), one.for_type(c.t), td, xb.get(), td, yb.get(), td,
+                                                dyb.get(), td, dzb.get(), td, dxb.get(), bnd, sb.get(), bb.get(),
+                                                dsb.get(), dbb.get(), eps, smb.get(), sib.get(), ad, nullptr, 0,
+                                                rsb.get(), rs),
+              CUDNN_STATUS_SUCCESS)
+        << what << ": " << last_error();
+    r.dx = dx;
+    download(dxb, r.dx);
+    r.dz = dz;
+    download(dzb, r.dz);
+    r.ds = r.db = sm;
+    download(dsb, r.ds);
+    download(dbb, r.db);
+  };
+  poison(dx);
+  poison(dz);
+  Results a, b;
+  run_once(a);
+  if (::testing::Test::HasFatalFailure()) return;
+  run_once(b);
+  if (::testing::Test::HasFatalFailure()) return;
+
+  EXPECT_TRUE(matches(a.y, want_y)) << "y " << what;
+  EXPECT_TRUE(matches(a.mean, want_mean)) << "saved mean " << what;
+  EXPECT_TRUE(matches(a.inv, want_inv)) << "saved inv variance " << what;
+  EXPECT_TRUE(matches(a.rm, want_rm)) << "running mean " << what;
+  EXPECT_TRUE(matches(a.rv, want_rv)) << "running variance " << what;
+
+  // The mask: one byte per element at its own offset (packed x); where the
+  // pre-activation sits within rounding of a kink either answer is right.
+  std::vector<bool> pass;
+  int64_t e = 0, bad = 0;
+  const double vtol = dbl ? 1e-9 : 1e-3;
+  for_each_index(c.dims, [&](const std::vector<int64_t> &idx) {
+    const bool got = a.mask.bytes[static_cast<size_t>(x.lane_offset(idx))] != 0;
+    const double v = pre[static_cast<size_t>(e++)];
+    const bool ambiguous = std::fabs(v) < vtol * 10 || std::fabs(v - clip) < vtol * 10;
+    if (!ambiguous && got != norm_act_passes(act, v)) ++bad;
+    pass.push_back(got);
+  });
+  EXPECT_EQ(bad, 0) << "mask " << what;
+
+  // Inference expectation from the running statistics the forward wrote.
+  {
+    std::vector<double> rm = a.rm.values(), rv = a.rv.values(), iv(sets);
+    for (size_t k = 0; k < sets; ++k) iv[k] = 1 / std::sqrt(rv[k] + eps);
+    const std::vector<Expect> want_yi =
+        norm_forward_expect(s, x, nullptr, scale, bias, rm, iv, NormRefAct{}, 0.5, -0.5, yi_prior, dbl);
+    EXPECT_TRUE(matches(a.yi, want_yi)) << "inference y " << what;
+  }
+
+  // Backward expectation from the saved statistics the forward wrote.
+  {
+    const std::vector<double> mean = a.mean.values(), iv = a.inv.values();
+    const NormRefGrad want =
+        norm_backward_expect(s, x, dy, &pass, scale, mean, iv, 1, 0, dx, 1, 1, ds_prior, db_prior, dbl);
+    EXPECT_TRUE(matches(a.dx, want.dx)) << "dx " << what;
+    EXPECT_TRUE(matches(a.dz, want.dz)) << "dz " << what;
+    EXPECT_TRUE(matches(a.ds, want.dscale)) << "dscale " << what;
+    EXPECT_TRUE(matches(a.db, want.dbias)) << "dbias " << what;
+  }
+
+  // Deterministic: a second run gives the same bits.
+  EXPECT_TRUE(same_bytes(a.y, b.y) && same_bytes(a.mean, b.mean) && same_bytes(a.inv, b.inv) &&
+              same_bytes(a.rm, b.rm) && same_bytes(a.rv, b.rv) && same_bytes(a.mask, b.mask) &&
+              same_bytes(a.yi, b.yi) && same_bytes(a.dx, b.dx) && same_bytes(a.dz, b.dz) &&
+              same_bytes(a.ds, b.ds) && same_bytes(a.db, b.db))
+      << "second run differs: " << what;
+  cudnnDestroyActivationDescriptor(ad);
+}
+
+const PathCase kCases[] = {
+    {CUDNN_DATA_FLOAT, {40, 5, 30, 30}, Layout::nchw, false, -3, 5, "NCHW, several row blocks per channel"},
+    {CUDNN_DATA_FLOAT, {2, 3, 100, 100}, Layout::nchw, false, -3, 5, "NCHW, rows longer than a tile"},
+    {CUDNN_DATA_FLOAT, {8, 300, 6, 7}, Layout::nchw, false, -3, 5, "NCHW, many channels, short rows"},
+    {CUDNN_DATA_FLOAT, {64, 3, 20, 20}, Layout::nhwc, false, -3, 5, "NHWC C=3, folded rows"},
+    {CUDNN_DATA_FLOAT, {1, 5, 1, 4099}, Layout::nhwc, false, -3, 5, "NHWC C=5, rows that cannot fold"},
+    {CUDNN_DATA_HALF, {4, 1000, 5, 5}, Layout::nhwc, false, -3, 5, "NHWC, 1000 channels, half"},
+    {CUDNN_DATA_BFLOAT16, {6, 64, 12, 12}, Layout::nchw, true, -3, 5, "per activation, column chunks, bfloat16"},
+    {CUDNN_DATA_FLOAT, {16, 24, 9, 9}, Layout::nhwc, true, -3, 5, "per activation NHWC"},
+    {CUDNN_DATA_DOUBLE, {8, 33, 9, 11}, Layout::nhwc, false, -3, 5, "NHWC C=33, double"},
+    {CUDNN_DATA_HALF, {32, 7, 16, 16}, Layout::nchw, false, -3, 5, "NCHW, half"},
+    {CUDNN_DATA_FLOAT, {16, 4, 40, 40}, Layout::nchw, false, 1000, 1001, "NCHW, data far from zero"},
+    {CUDNN_DATA_FLOAT, {32, 6, 20, 20}, Layout::nhwc, false, 1000, 1001, "NHWC, data far from zero"},
+};
+
+}  // namespace
+
+TEST(CpuNormalizationPaths, LargeShapesLayoutsTypes) {
+  if (gpu_mode()) GTEST_SKIP() << "CPU engine";
+  cudnnHandle_t h = nullptr;
+  {
+    ScopedEnv pin("FREEDNN_ENGINE", "cpu.normalization");
+    ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+  }
+  uint64_t seed = 901;
+  for (const PathCase &c : kCases) {
+    run_case(h, c, seed++);
+    if (::testing::Test::HasFatalFailure()) break;
+  }
+  cudnnDestroy(h);
+}
