@@ -1,6 +1,6 @@
 // cudnnConvolutionForward, cudnnConvolutionBackwardData,
-// cudnnConvolutionBackwardFilter, cudnnConvolutionBackwardBias and
-// cudnnIm2Col. Each validates like cuDNN and runs one op of the internal
+// cudnnConvolutionBackwardFilter and cudnnConvolutionBackwardBias (cudnnIm2Col:
+// convolution_extras.cpp). Each validates like cuDNN and runs one op of the internal
 // model (a ConvolutionOp carrying the requested algorithm; a ReductionOp for
 // the bias gradient). Algorithm queries: convolution_algorithms.cpp; the
 // fused bias-activation call: convolution_bias_activation.cpp.
