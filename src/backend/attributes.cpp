@@ -39,6 +39,9 @@ const char *type_name(cudnnBackendAttributeType_t type) {
     case CUDNN_TYPE_BEHAVIOR_NOTE: return "CUDNN_TYPE_BEHAVIOR_NOTE";
     case CUDNN_TYPE_INT32: return "CUDNN_TYPE_INT32";
     case CUDNN_TYPE_CHAR: return "CUDNN_TYPE_CHAR";
+    case CUDNN_TYPE_FRACTION: return "CUDNN_TYPE_FRACTION";
+    case CUDNN_TYPE_RESAMPLE_MODE: return "CUDNN_TYPE_RESAMPLE_MODE";
+    case CUDNN_TYPE_PADDING_MODE: return "CUDNN_TYPE_PADDING_MODE";
     default: return "an enum type";
   }
 }

@@ -106,6 +106,12 @@ void Descriptor::get(cudnnBackendAttributeName_t name, cudnnBackendAttributeType
       }
     } else if (type == v.type) {
       std::memcpy(elements, v.bytes.data(), static_cast<size_t>(n) * element_size(type));
+    } else if (v.type == CUDNN_TYPE_FRACTION && type == CUDNN_TYPE_INT64) {
+      // Resample geometry is stored as fractions and readable as INT64 too.
+      for (int64_t i = 0; i < n; ++i) {
+        const auto f = v.at<cudnnFraction_t>(i);
+        static_cast<int64_t *>(elements)[i] = f.denominator != 0 ? f.numerator / f.denominator : 0;
+      }
     } else {
       // A scalar stored as the alternative type (FLOAT vs DOUBLE).
       for (int64_t i = 0; i < n; ++i) {

@@ -23,6 +23,10 @@ class OperationDescriptor : public Descriptor {
   const graph::Op &op() const { return op_; }
   const std::vector<graph::Tensor> &tensors() const { return tensors_; }
   const std::vector<ScalarBinding> &bindings() const { return bindings_; }
+  // Further ops this one descriptor stands for (GEN_STATS is x*x into a
+  // virtual tensor plus two reductions); the graph adds them after op().
+  // Their virtual tensors are in tensors() like any other.
+  const std::vector<graph::Op> &extra_ops() const { return extra_ops_; }
 
  protected:
   void copy_state_from(const Descriptor &other) override {
@@ -30,6 +34,7 @@ class OperationDescriptor : public Descriptor {
     op_ = o.op_;
     tensors_ = o.tensors_;
     bindings_ = o.bindings_;
+    extra_ops_ = o.extra_ops_;
   }
   // Records a finalized TENSOR descriptor set on `name` (required or not)
   // and returns its uid (kNoTensor when absent and optional).
@@ -44,6 +49,7 @@ class OperationDescriptor : public Descriptor {
   graph::Op op_;
   std::vector<graph::Tensor> tensors_;
   std::vector<ScalarBinding> bindings_;
+  std::vector<graph::Op> extra_ops_;
 };
 
 bool is_operation_type(cudnnBackendDescriptorType_t t);

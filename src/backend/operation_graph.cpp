@@ -66,14 +66,19 @@ void OperationGraphDescriptor::do_finalize() {
         check_arg(same_tensor(it->second, t), "tensor uid ", t.uid,
                   " is used by two tensor descriptors that differ (type, dims, strides or flags)");
     }
-    graph::OpIo io = graph::op_io(op.op());
-    for (graph::Uid u : io.outputs) {
-      check_arg(producer.count(u) == 0, "tensor uid ", u, " is written by two operations");
-      producer[u] = static_cast<int>(ios.size());
-    }
     for (const ScalarBinding &b : op.bindings()) state->bindings.push_back({b.uid, ios.size(), b.apply});
-    ios.push_back(io);
-    g->add_op(op.op());
+    // The descriptor's op, then the extra ops it expands to (GEN_STATS).
+    std::vector<const graph::Op *> parts{&op.op()};
+    for (const graph::Op &extra : op.extra_ops()) parts.push_back(&extra);
+    for (const graph::Op *part : parts) {
+      graph::OpIo io = graph::op_io(*part);
+      for (graph::Uid u : io.outputs) {
+        check_arg(producer.count(u) == 0, "tensor uid ", u, " is written by two operations");
+        producer[u] = static_cast<int>(ios.size());
+      }
+      ios.push_back(io);
+      g->add_op(*part);
+    }
   }
   // Every virtual tensor must come from an operation of this graph.
   for (const auto &[uid, t] : tensors)

@@ -55,6 +55,16 @@ OpIo op_io(const Op &op) {
       if (n->running_mean_out != n->running_mean_in) add(io.outputs, n->running_mean_out);
       if (n->running_var_out != n->running_var_in) add(io.outputs, n->running_var_out);
     }
+  } else if (const auto *rs = std::get_if<ResampleOp>(&op)) {
+    if (rs->backward) {
+      // The index tensor (argmax positions) is read by the backward pass.
+      for (Uid u : {rs->dy, rs->x, rs->y, rs->index}) add(io.inputs, u);
+      add(io.outputs, rs->dx);
+    } else {
+      add(io.inputs, rs->x);
+      add(io.outputs, rs->y);
+      add(io.outputs, rs->index);
+    }
   } else {
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
          " operation are not known to the graph layer yet");

@@ -1,6 +1,6 @@
 /*
  * Differential test of backend descriptors that need no handle: tensor,
- * pointwise and reduction descriptors and their operations (set / get /
+ * pointwise, reduction and resample descriptors and their operations (set / get /
  * finalize rules and statuses). Built against FreeDNN and against NVIDIA's
  * cuDNN; lines not starting with '#' must agree.
  *
@@ -163,7 +163,97 @@ static void convolutions(void) {
   conv_case("half compute", -1, 2, 0, 1, 1, 1, 2, 2);
 }
 
+/* The resample descriptor: which attribute sets finalize accepts. skip_win:
+ * leave the window unset; wcount: window / strides / paddings element count;
+ * the window's first element, stride and padding given as fractions. */
+static void resample_case(const char *label, int set_mode, int mode, int set_dims, int64_t dims, int set_win,
+                          int64_t wcount, int64_t win0, int64_t stride0, int64_t pad0, int set_rest) {
+  cudnnBackendDescriptor_t r;
+  cudnnResampleMode_t m = (cudnnResampleMode_t)mode;
+  cudnnFraction_t win[8], str[8], pad[8];
+  int64_t i, n = -7;
+  int st;
+  for (i = 0; i < 8; ++i) {
+    win[i].numerator = i == 0 ? win0 : 2, win[i].denominator = 1;
+    str[i].numerator = i == 0 ? stride0 : 2, str[i].denominator = 1;
+    pad[i].numerator = i == 0 ? pad0 : 1, pad[i].denominator = 1;
+  }
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR, &r);
+  if (set_mode) cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, 1, &m);
+  if (set_dims) cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims);
+  if (set_win) cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, wcount, win);
+  if (set_rest) {
+    cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_FRACTION, wcount, str);
+    cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_FRACTION, wcount, pad);
+    cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_FRACTION, wcount, pad);
+  }
+  st = cudnnBackendFinalize(r);
+  printf("resample %s -> %d\n", label, st);
+  note(st);
+  if (st == 0 && set_win) {
+    for (i = 0; i < 8; ++i) str[i].numerator = str[i].denominator = -7;
+    st = cudnnBackendGetAttribute(r, CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_FRACTION, 8, &n, str);
+    printf("resample %s get strides -> %d n%ld %ld/%ld\n", label, st, (long)n, (long)str[0].numerator,
+           (long)str[0].denominator);
+  }
+  cudnnBackendDestroyDescriptor(r);
+}
+
+static void resamples(void) {
+  cudnnBackendDescriptor_t r;
+  cudnnResampleMode_t m = CUDNN_RESAMPLE_MAXPOOL;
+  cudnnPaddingMode_t pm = CUDNN_EDGE_VAL_PAD;
+  cudnnFraction_t f[2] = {{3, 1}, {2, 1}};
+  int64_t dims = 2, w[2] = {3, 2}, n = -7;
+  resample_case("empty", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  resample_case("mode only", 1, CUDNN_RESAMPLE_MAXPOOL, 0, 0, 0, 0, 0, 0, 0, 0);
+  resample_case("dims only", 0, 0, 1, 2, 0, 0, 0, 0, 0, 0);
+  resample_case("mode dims", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 2, 0, 0, 0, 0, 0, 0);
+  resample_case("mode dims window", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 2, 1, 2, 2, 2, 0, 0);
+  resample_case("complete", 1, CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING, 1, 2, 1, 2, 3, 2, 1, 1);
+  resample_case("3 dims 2 windows", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 3, 1, 2, 2, 2, 0, 0);
+  resample_case("zero window", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 2, 1, 2, 0, 2, 0, 1);
+  resample_case("zero stride", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 2, 1, 2, 2, 0, 0, 1);
+  resample_case("negative padding", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 2, 1, 2, 2, 1, -1, 1);
+  resample_case("9 dims", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 9, 0, 0, 0, 0, 0, 0);
+  resample_case("0 dims", 1, CUDNN_RESAMPLE_MAXPOOL, 1, 0, 0, 0, 0, 0, 0, 0);
+  resample_case("mode 7", 1, 7, 1, 2, 1, 2, 2, 2, 0, 1);
+  resample_case("bilinear", 1, CUDNN_RESAMPLE_BILINEAR, 1, 2, 1, 2, 2, 2, 0, 1);
+  resample_case("nearest dims", 1, CUDNN_RESAMPLE_NEAREST, 1, 2, 0, 0, 0, 0, 0, 0);
+  resample_case("nearest zero window", 1, CUDNN_RESAMPLE_NEAREST, 1, 2, 1, 2, 0, 2, 0, 1);
+  resample_case("bilinear 9 dims", 1, CUDNN_RESAMPLE_BILINEAR, 1, 9, 0, 0, 0, 0, 0, 0);
+  resample_case("nearest negative dims", 1, CUDNN_RESAMPLE_NEAREST, 1, -1, 0, 0, 0, 0, 0, 0);
+  resample_case("avg 6 dims", 1, CUDNN_RESAMPLE_AVGPOOL_INCLUDE_PADDING, 1, 6, 1, 6, 2, 2, 0, 1);
+  resample_case("avg 7 dims", 1, CUDNN_RESAMPLE_AVGPOOL_INCLUDE_PADDING, 1, 7, 1, 7, 2, 2, 0, 1);
+
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR, &r);
+  LINE("resample set window 0 elements", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, 0, f));
+  LINE("resample set window NULL", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, 2, NULL));
+  LINE("resample set window int64", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_INT64, 2, w));
+  LINE("resample set mode", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, 1, &m));
+  LINE("resample set dims", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &dims));
+  LINE("resample get before finalize", cudnnBackendGetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, 2, &n, f));
+  LINE("resample finalize", cudnnBackendFinalize(r));
+  LINE("resample set after finalize", cudnnBackendSetAttribute(r, CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, 1, &m));
+  f[0].numerator = f[0].denominator = -7;
+  LINE("resample get window fraction", cudnnBackendGetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, 2, &n, f));
+  printf("resample window n%ld %ld/%ld %ld/%ld\n", (long)n, (long)f[0].numerator, (long)f[0].denominator,
+         (long)f[1].numerator, (long)f[1].denominator);
+  w[0] = w[1] = -7;
+  LINE("resample get window int64", cudnnBackendGetAttribute(r, CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_INT64, 2, &n, w));
+  printf("resample window int64 n%ld %ld %ld\n", (long)n, (long)w[0], (long)w[1]);
+  n = -7;
+  LINE("resample get padding mode", cudnnBackendGetAttribute(r, CUDNN_ATTR_RESAMPLE_PADDING_MODE, CUDNN_TYPE_PADDING_MODE, 1, &n, &pm));
+  printf("resample padding mode n%ld %d\n", (long)n, (int)pm);
+  cudnnBackendDestroyDescriptor(r);
+
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR, &r);
+  LINE("resample bwd op empty finalize", cudnnBackendFinalize(r));
+  cudnnBackendDestroyDescriptor(r);
+}
+
 int main(void) {
+  resamples();
   convolutions();
   tensors();
   types();
