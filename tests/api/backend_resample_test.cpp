@@ -1,7 +1,7 @@
 // The backend (graph) API for resampling: CUDNN_BACKEND_RESAMPLE_DESCRIPTOR
 // rules, and pooling forward / backward through graph -> heuristics -> plan ->
 // execute, checked against float64 pooling written here. The helpers are
-// those of backend_test.cpp (kept file-local there).
+// in tests/common/backend_graph.hpp.
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
@@ -9,140 +9,13 @@
 #include <cstring>
 #include <vector>
 
-#include "common/buffer.hpp"
-#include "common/random.hpp"
+#include "common/backend_graph.hpp"
 
 using namespace fdnn_test;
 
 namespace {
 
-// Owns a backend descriptor.
-struct Desc {
-  cudnnBackendDescriptor_t d = nullptr;
-  explicit Desc(cudnnBackendDescriptorType_t t) { EXPECT_EQ(cudnnBackendCreateDescriptor(t, &d), CUDNN_STATUS_SUCCESS); }
-  ~Desc() {
-    if (d) cudnnBackendDestroyDescriptor(d);
-  }
-  Desc(const Desc &) = delete;
-  Desc &operator=(const Desc &) = delete;
-  template <class T>
-  cudnnStatus_t set(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, const std::vector<T> &v) {
-    return cudnnBackendSetAttribute(d, n, t, static_cast<int64_t>(v.size()), v.data());
-  }
-  template <class T>
-  cudnnStatus_t set1(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, T v) {
-    return cudnnBackendSetAttribute(d, n, t, 1, &v);
-  }
-  cudnnStatus_t finalize() { return cudnnBackendFinalize(d); }
-};
-
-std::vector<int64_t> packed(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
-  return s;
-}
-
-std::unique_ptr<Desc> tensor(int64_t uid, const std::vector<int64_t> &dims, bool is_virtual = false) {
-  auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, int64_t{16}), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, packed(dims)), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, is_virtual), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(t->finalize(), CUDNN_STATUS_SUCCESS);
-  return t;
-}
-
-std::unique_ptr<Desc> pointwise_op(cudnnPointwiseMode_t mode, Desc &x, Desc *b, Desc &y) {
-  Desc pw(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
-  EXPECT_EQ(pw.set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(pw.set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(pw.finalize(), CUDNN_STATUS_SUCCESS);
-  auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, pw.d),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x.d), CUDNN_STATUS_SUCCESS);
-  if (b) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  return op;  // pw may be destroyed: the op keeps what it needs
-}
-
-class BackendResample : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS); }
-  void TearDown() override { cudnnDestroy(handle); }
-
-  // Builds the graph of `ops`, takes the first heuristics result (mode A),
-  // makes the plan and runs it with `uids`/`ptrs`. Returns the execute status.
-  cudnnStatus_t run(const std::vector<Desc *> &ops, const std::vector<int64_t> &uids, const std::vector<void *> &ptrs,
-                    cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> handles;
-    for (Desc *o : ops) handles.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS);
-
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
-    int64_t count = -1;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                                       &count, nullptr),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_GE(count, 1);
-    if (count < 1) return CUDNN_STATUS_NOT_SUPPORTED;
-    Desc cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    int64_t got = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
-                                       &cfg.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(got, 1);
-
-    Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(plan.finalize(), CUDNN_STATUS_SUCCESS);
-    int64_t ws_size = -1;
-    EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
-                                       &ws_size),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_GE(ws_size, 0);
-    Buffer ws(static_cast<size_t>(std::max<int64_t>(ws_size, 1)));
-
-    Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(pack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, ws.get()), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(pack.finalize(), CUDNN_STATUS_SUCCESS);
-    return cudnnBackendExecute(handle, plan.d, pack.d);
-  }
-
-  cudnnHandle_t handle = nullptr;
-};
-
-std::vector<float> random_floats(Rng &rng, size_t n) {
-  std::vector<float> v(n);
-  for (float &f : v) f = static_cast<float>(rng.uniform(-3, 3));
-  return v;
-}
-
-Buffer upload(const std::vector<float> &v) {
-  Buffer b(v.size() * sizeof(float));
-  b.upload(v.data(), v.size() * sizeof(float));
-  return b;
-}
-
-std::vector<float> download(const Buffer &b, size_t n) {
-  std::vector<float> v(n);
-  b.download(v.data(), n * sizeof(float));
-  return v;
-}
+class BackendResample : public BackendGraphTest {};
 
 
 // 2-D pooling geometry shared by the descriptor and the float64 reference.
