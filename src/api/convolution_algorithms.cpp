@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
 #include <vector>
 
 #include "api/convolution_common.hpp"
@@ -274,6 +275,61 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterWorkspaceSize(
   });
 }
 
+}  // extern "C"
+
+// ---- One implementation per query; the entry points below name the direction
+// and map their descriptors onto (x, w, y) ----------------------------------------
+
+namespace {
+
+template <class Perf, class Algo>
+void heuristics_query(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct *x, const cudnnFilterStruct *w,
+                      const cudnnConvolutionStruct *c, const cudnnTensorStruct *y, int requested, int *returned,
+                      Perf *perf) {
+  cudnnContext &h = checked_handle(handle);
+  check_request(requested, returned, perf, "requestedAlgoCount");
+  ConvProblem p = convolution_problem(dir, x, w, c, y, -1);
+  write_results<Perf, Algo>(heuristic_trials(h, p), p, requested, returned, perf);
+}
+
+// Find: operands and workspace allocated here, sized for every algorithm.
+template <class Perf, class Algo>
+void find_query(cudnnHandle_t handle, const char *fn, ConvDirection dir, const cudnnTensorStruct *x,
+                const cudnnFilterStruct *w, const cudnnConvolutionStruct *c, const cudnnTensorStruct *y,
+                int requested, int *returned, Perf *perf) {
+  cudnnContext &h = checked_handle(handle);
+  check_request(requested, returned, perf, "requestedAlgoCount");
+  ConvProblem p = convolution_problem(dir, x, w, c, y, -1);
+  const size_t ws_bytes = max_workspace(heuristic_trials(h, p));
+  DeviceBytes xb(h, tensor_bytes(x)), wb(h, filter_bytes(w)), yb(h, tensor_bytes(y)), ws(h, ws_bytes);
+  write_results<Perf, Algo>(timed_trials(h, p, fn, xb.get(), wb.get(), yb.get(), ws.get(), ws_bytes), p, requested,
+                            returned, perf);
+}
+
+struct NamedPointer {
+  const void *ptr;
+  const char *name;
+};
+
+// FindEx: the caller's operands and workspace. `checked` lists the data
+// pointers in the order the call checks them (its inputs, then its output).
+template <class Perf, class Algo>
+void find_ex_query(cudnnHandle_t handle, const char *fn, ConvDirection dir, const cudnnTensorStruct *x, const void *xp,
+                   const cudnnFilterStruct *w, const void *wp, const cudnnConvolutionStruct *c,
+                   const cudnnTensorStruct *y, const void *yp, std::initializer_list<NamedPointer> checked,
+                   int requested, int *returned, Perf *perf, void *workspace, size_t workspace_bytes) {
+  cudnnContext &h = checked_handle(handle);
+  check_request(requested, returned, perf, "requestedAlgoCount");
+  ConvProblem p = convolution_problem(dir, x, w, c, y, -1);
+  for (const NamedPointer &np : checked) check_not_null(np.ptr, np.name);
+  const size_t ws_bytes = workspace != nullptr ? workspace_bytes : 0;
+  write_results<Perf, Algo>(timed_trials(h, p, fn, xp, wp, yp, workspace, ws_bytes), p, requested, returned, perf);
+}
+
+}  // namespace
+
+extern "C" {
+
 // ---- Heuristics (_v7) -------------------------------------------------------------
 
 cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm_v7(
@@ -281,12 +337,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionForwardAlgorithm_v7(
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t destDesc, const int requestedAlgoCount,
     int *returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t *perfResults) {
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::forward, srcDesc, filterDesc, convDesc, destDesc, -1);
-    write_results<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(heuristic_trials(h, p), p,
-                                                                            requestedAlgoCount, returnedAlgoCount,
-                                                                            perfResults);
+    heuristics_query<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+        handle, ConvDirection::forward, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount,
+        perfResults);
   });
 }
 
@@ -295,11 +348,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardDataAlgorithm_v7(
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount,
     int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults) {
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_data, gradDesc, filterDesc, convDesc, diffDesc, -1);
-    write_results<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        heuristic_trials(h, p), p, requestedAlgoCount, returnedAlgoCount, perfResults);
+    heuristics_query<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+        handle, ConvDirection::backward_data, gradDesc, filterDesc, convDesc, diffDesc, requestedAlgoCount,
+        returnedAlgoCount, perfResults);
   });
 }
 
@@ -308,11 +359,9 @@ cudnnStatus_t CUDNNWINAPI cudnnGetConvolutionBackwardFilterAlgorithm_v7(
     const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t gradDesc, const int requestedAlgoCount,
     int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults) {
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_filter, srcDesc, gradDesc, convDesc, diffDesc, -1);
-    write_results<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        heuristic_trials(h, p), p, requestedAlgoCount, returnedAlgoCount, perfResults);
+    heuristics_query<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+        handle, ConvDirection::backward_filter, srcDesc, gradDesc, convDesc, diffDesc, requestedAlgoCount,
+        returnedAlgoCount, perfResults);
   });
 }
 
@@ -327,14 +376,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t han
                                                                cudnnConvolutionFwdAlgoPerf_t *perfResults) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::forward, xDesc, wDesc, convDesc, yDesc, -1);
-    const size_t ws_bytes = max_workspace(heuristic_trials(h, p));
-    DeviceBytes x(h, tensor_bytes(xDesc)), w(h, filter_bytes(wDesc)), y(h, tensor_bytes(yDesc)), ws(h, ws_bytes);
-    write_results<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        timed_trials(h, p, fn, x.get(), w.get(), y.get(), ws.get(), ws_bytes), p, requestedAlgoCount,
-        returnedAlgoCount, perfResults);
+    find_query<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+        handle, fn, ConvDirection::forward, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount,
+        perfResults);
   });
 }
 
@@ -345,13 +389,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithm(
     int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_data, dxDesc, wDesc, convDesc, dyDesc, -1);
-    const size_t ws_bytes = max_workspace(heuristic_trials(h, p));
-    DeviceBytes dx(h, tensor_bytes(dxDesc)), w(h, filter_bytes(wDesc)), dy(h, tensor_bytes(dyDesc)), ws(h, ws_bytes);
-    write_results<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        timed_trials(h, p, fn, dx.get(), w.get(), dy.get(), ws.get(), ws_bytes), p, requestedAlgoCount,
+    find_query<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+        handle, fn, ConvDirection::backward_data, dxDesc, wDesc, convDesc, dyDesc, requestedAlgoCount,
         returnedAlgoCount, perfResults);
   });
 }
@@ -363,13 +402,8 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithm(
     int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_filter, xDesc, dwDesc, convDesc, dyDesc, -1);
-    const size_t ws_bytes = max_workspace(heuristic_trials(h, p));
-    DeviceBytes x(h, tensor_bytes(xDesc)), dw(h, filter_bytes(dwDesc)), dy(h, tensor_bytes(dyDesc)), ws(h, ws_bytes);
-    write_results<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        timed_trials(h, p, fn, x.get(), dw.get(), dy.get(), ws.get(), ws_bytes), p, requestedAlgoCount,
+    find_query<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+        handle, fn, ConvDirection::backward_filter, xDesc, dwDesc, convDesc, dyDesc, requestedAlgoCount,
         returnedAlgoCount, perfResults);
   });
 }
@@ -384,15 +418,9 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionForwardAlgorithmEx(
     void *workSpace, size_t workSpaceSizeInBytes) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::forward, xDesc, wDesc, convDesc, yDesc, -1);
-    check_not_null(x, "x");
-    check_not_null(w, "w");
-    check_not_null(y, "y");
-    const size_t ws_bytes = workSpace != nullptr ? workSpaceSizeInBytes : 0;
-    write_results<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-        timed_trials(h, p, fn, x, w, y, workSpace, ws_bytes), p, requestedAlgoCount, returnedAlgoCount, perfResults);
+    find_ex_query<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+        handle, fn, ConvDirection::forward, xDesc, x, wDesc, w, convDesc, yDesc, y, {{x, "x"}, {w, "w"}, {y, "y"}},
+        requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
   });
 }
 
@@ -404,16 +432,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardDataAlgorithmEx(
     void *workSpace, size_t workSpaceSizeInBytes) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_data, dxDesc, wDesc, convDesc, dyDesc, -1);
-    check_not_null(w, "w");
-    check_not_null(dy, "dy");
-    check_not_null(dx, "dx");
-    const size_t ws_bytes = workSpace != nullptr ? workSpaceSizeInBytes : 0;
-    write_results<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-        timed_trials(h, p, fn, dx, w, dy, workSpace, ws_bytes), p, requestedAlgoCount, returnedAlgoCount,
-        perfResults);
+    find_ex_query<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+        handle, fn, ConvDirection::backward_data, dxDesc, dx, wDesc, w, convDesc, dyDesc, dy,
+        {{w, "w"}, {dy, "dy"}, {dx, "dx"}}, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace,
+        workSpaceSizeInBytes);
   });
 }
 
@@ -425,16 +447,10 @@ cudnnStatus_t CUDNNWINAPI cudnnFindConvolutionBackwardFilterAlgorithmEx(
     void *workSpace, size_t workSpaceSizeInBytes) {
   const char *fn = __func__;
   return FDNN_GUARDED([&] {
-    cudnnContext &h = checked_handle(handle);
-    check_request(requestedAlgoCount, returnedAlgoCount, perfResults, "requestedAlgoCount");
-    ConvProblem p = convolution_problem(ConvDirection::backward_filter, xDesc, dwDesc, convDesc, dyDesc, -1);
-    check_not_null(x, "x");
-    check_not_null(y, "y");
-    check_not_null(dw, "dw");
-    const size_t ws_bytes = workSpace != nullptr ? workSpaceSizeInBytes : 0;
-    write_results<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-        timed_trials(h, p, fn, x, dw, y, workSpace, ws_bytes), p, requestedAlgoCount, returnedAlgoCount,
-        perfResults);
+    find_ex_query<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+        handle, fn, ConvDirection::backward_filter, xDesc, x, dwDesc, dw, convDesc, dyDesc, y,
+        {{x, "x"}, {y, "y"}, {dw, "dw"}}, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace,
+        workSpaceSizeInBytes);
   });
 }
 
