@@ -2,10 +2,11 @@
 // cudnnReorderFilterAndBias: the convolution helpers outside the
 // forward/backward calls.
 //
-// - cudnnIm2Col is a pure gather (no arithmetic), so it copies element bits
-//   whatever the floating type; the layout is the seed's: a row-major matrix
-//   of N * out_pixels rows by C * taps columns, row (n, output pixel), column
-//   (c, filter tap) with taps row-major (d, h, w). In CONVOLUTION mode the
+// - cudnnIm2Col is a pure gather (no arithmetic): strided identity copies
+//   on the handle's device, exact in every floating type. The layout is the
+//   seed's: a row-major matrix of N * out_pixels rows by C * taps columns,
+//   row (n, output pixel), column (c, filter tap) with taps row-major
+//   (d, h, w). In CONVOLUTION mode the
 //   taps are taken flipped so that y = col * W^T with W as stored in either
 //   mode (cross-correlation order of the flipped filter).
 // - The folded descriptors follow what NVIDIA's cuDNN 9.19 computes (measured
@@ -18,6 +19,7 @@
 
 #include "api/guard.hpp"
 #include "api/tensor_ops_common.hpp"
+#include "api/transform_copy.hpp"
 #include "core/convolution_descriptor.hpp"
 #include "core/descriptor_lifetime.hpp"
 #include "core/dtype.hpp"
@@ -51,16 +53,11 @@ void set_transform(cudnnTensorTransformStruct &t, cudnnTensorFormat_t fmt, const
   t.is_set = true;
 }
 
-// Copies one element of `bytes` bytes.
-inline void copy_element(const unsigned char *src, unsigned char *dst, size_t bytes) {
-  std::memcpy(dst, src, bytes);
-}
-
 }  // namespace
 
 extern "C" {
 
-// backends: cpu
+// backends: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, cudnnTensorDescriptor_t srcDesc, const void *srcData,
                                       cudnnFilterDescriptor_t filterDesc, cudnnConvolutionDescriptor_t convDesc,
                                       void *colBuffer) {
@@ -79,51 +76,88 @@ cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, cudnnTensorDescripto
               type_info(w.dtype).enum_name);
     check_supported(x.vect_count == 1 && w.vect_count == 1, "cudnnIm2Col does not take vectorized layouts");
     const std::vector<int64_t> ydims = convolution_forward_output_dims(conv, x, w);
-    check_supported(h.device.kind == DeviceKind::cpu, "cudnnIm2Col runs on CPU handles only in this build");
 
+    // The columns of one filter tap (c fixed per column group) are a strided
+    // view of x over (n, output pixel, c) wherever the tap lands inside the
+    // input: for each tap the valid output pixels form a box, so im2col is
+    // one zero fill (when anything falls into the padding) plus one strided
+    // copy per tap, run by the pointwise engines of the handle's device.
     const int ns = x.nb_dims - 2;
-    // Up to 3 spatial dims, padded at the front with extent 1.
-    int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, flt[3] = {1, 1, 1}, xs[3] = {0, 0, 0};
-    int64_t pad[3] = {0, 0, 0}, str[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+    const int64_t N = x.dims[0], C = x.dims[1];
+    int64_t taps = 1, P = 1;
+    std::vector<int64_t> out(ns), flt(ns);
     for (int i = 0; i < ns; ++i) {
-      const int j = 3 - ns + i;
-      in[j] = x.dims[2 + i];
-      xs[j] = x.strides[2 + i];
-      out[j] = ydims[2 + i];
-      flt[j] = w.dims[2 + i];
-      pad[j] = conv.pad[i];
-      str[j] = conv.stride[i];
-      dil[j] = conv.dilation[i];
+      out[i] = ydims[2 + i];
+      flt[i] = w.dims[2 + i];
+      taps *= flt[i];
+      P *= out[i];
     }
-    const int64_t N = x.dims[0], C = x.dims[1], taps = flt[0] * flt[1] * flt[2];
-    const int64_t P = out[0] * out[1] * out[2], width = C * taps;
-    const size_t eb = static_cast<size_t>(type_info(x.dtype).bits / 8);
+    const int64_t width = C * taps;
+    // Strides of the column matrix over (n, output pixel dims..., c).
+    std::vector<int64_t> col_strides(ns + 2);
+    col_strides[0] = P * width;
+    int64_t pixel_stride = width;
+    for (int i = ns - 1; i >= 0; --i) {
+      col_strides[1 + i] = pixel_stride;
+      pixel_stride *= out[i];
+    }
+    col_strides[ns + 1] = taps;
     const bool flip = conv.mode == CUDNN_CONVOLUTION;
+    const size_t eb = lane_bytes(x.dtype);
     const auto *src = static_cast<const unsigned char *>(srcData);
     auto *dst = static_cast<unsigned char *>(colBuffer);
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t p = 0; p < P; ++p) {
-        const int64_t o2 = p % out[2], o1 = (p / out[2]) % out[1], o0 = p / (out[2] * out[1]);
-        unsigned char *row = dst + static_cast<size_t>((n * P + p) * width) * eb;
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t t = 0; t < taps; ++t) {
-            int64_t k2 = t % flt[2], k1 = (t / flt[2]) % flt[1], k0 = t / (flt[2] * flt[1]);
-            if (flip) {
-              k0 = flt[0] - 1 - k0;
-              k1 = flt[1] - 1 - k1;
-              k2 = flt[2] - 1 - k2;
-            }
-            const int64_t i0 = o0 * str[0] - pad[0] + k0 * dil[0], i1 = o1 * str[1] - pad[1] + k1 * dil[1],
-                          i2 = o2 * str[2] - pad[2] + k2 * dil[2];
-            unsigned char *e = row + static_cast<size_t>(c * taps + t) * eb;
-            if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) {
-              std::memset(e, 0, eb);  // +0 in every floating type
-            } else {
-              const int64_t off = n * x.strides[0] + c * x.strides[1] + i0 * xs[0] + i1 * xs[1] + i2 * xs[2];
-              copy_element(src + static_cast<size_t>(off) * eb, e, eb);
-            }
-          }
+
+    struct TapCopy {
+      LaneLayout from, to;
+      int64_t from_offset, to_offset;
+    };
+    std::vector<TapCopy> copies;
+    bool complete = true;  // every tap covers every output pixel
+    for (int64_t t = 0; t < taps; ++t) {
+      TapCopy c{};
+      c.from.dtype = c.to.dtype = x.dtype;
+      c.from.dims = {N};
+      c.from.strides = {x.strides[0]};
+      c.to.dims = {N};
+      c.to.strides = {col_strides[0]};
+      c.from_offset = 0;
+      c.to_offset = t;
+      bool empty = false;
+      int64_t rest = t;
+      for (int i = ns - 1; i >= 0; --i) {
+        int64_t k = rest % flt[i];
+        rest /= flt[i];
+        if (flip) k = flt[i] - 1 - k;
+        // Output positions o with 0 <= o*stride - pad + k*dilation < in.
+        const int64_t s = conv.stride[i], shift = k * conv.dilation[i] - conv.pad[i], in = x.dims[2 + i];
+        int64_t lo = shift >= 0 ? 0 : (-shift + s - 1) / s;
+        int64_t hi = in - 1 - shift < 0 ? -1 : std::min<int64_t>(out[i] - 1, (in - 1 - shift) / s);
+        if (hi < lo) empty = true;
+        if (lo > 0 || hi < out[i] - 1) complete = false;
+        c.from_offset += (lo * s + shift) * x.strides[2 + i];
+        c.to_offset += lo * col_strides[1 + i];
+        c.from.dims.insert(c.from.dims.begin() + 1, hi - lo + 1);
+        c.from.strides.insert(c.from.strides.begin() + 1, s * x.strides[2 + i]);
+        c.to.dims.insert(c.to.dims.begin() + 1, hi - lo + 1);
+        c.to.strides.insert(c.to.strides.begin() + 1, col_strides[1 + i]);
       }
+      if (empty) continue;
+      c.from.dims.push_back(C);
+      c.from.strides.push_back(x.strides[1]);
+      c.to.dims.push_back(C);
+      c.to.strides.push_back(col_strides[ns + 1]);
+      copies.push_back(std::move(c));
+    }
+    if (!complete || copies.size() != static_cast<size_t>(taps)) {
+      LaneLayout all;
+      all.dtype = x.dtype;
+      all.dims = {N * P * width};
+      all.strides = {1};
+      run_zero_fill(h, "cudnnIm2Col", all, dst);
+    }
+    for (const TapCopy &c : copies)
+      run_copy(h, "cudnnIm2Col", 1.0, 0.0, c.from, src + static_cast<size_t>(c.from_offset) * eb, c.to,
+               dst + static_cast<size_t>(c.to_offset) * eb);
   });
 }
 
@@ -212,7 +246,7 @@ cudnnStatus_t CUDNNWINAPI cudnnGetFoldedConvBackwardDataDescriptors(
 // handle); a reorder is therefore NOT_SUPPORTED for INT8x32 NCHW_VECT_C
 // filters under CUDNN_DEFAULT_REORDER. Everything else is stored as is by
 // cuDNN's kernels, so the reorder is the identity: a copy.
-// backends: cpu
+// backends: cpu cuda
 cudnnStatus_t CUDNNWINAPI cudnnReorderFilterAndBias(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
                                                     cudnnReorderType_t reorderType, const void *filterData,
                                                     void *reorderedFilterData, int reorderBias, const void *biasData,
@@ -230,13 +264,20 @@ cudnnStatus_t CUDNNWINAPI cudnnReorderFilterAndBias(cudnnHandle_t handle, const 
     }
     check_supported(!(reorderType == CUDNN_DEFAULT_REORDER && w.dtype == CUDNN_DATA_INT8x32),
                     "the INT8x32 IMMA filter reorder is not implemented");
-    check_supported(h.device.kind == DeviceKind::cpu, "cudnnReorderFilterAndBias runs on CPU handles only");
-    const size_t bytes = filter_size_bytes(w);
-    if (reorderedFilterData != filterData) std::memmove(reorderedFilterData, filterData, bytes);
-    if (reorderBias > 0 && reorderedBiasData != biasData) {
-      // The bias has one float per output channel (K).
-      std::memmove(reorderedBiasData, biasData, static_cast<size_t>(w.dims[0]) * sizeof(float));
-    }
+    // Byte copies through the pointwise engines, so device pointers work on a
+    // GPU handle and host pointers on a CPU one.
+    auto copy_bytes = [&](const void *from, void *to, int64_t bytes) {
+      if (from == to || bytes == 0) return;
+      LaneLayout l;
+      l.dtype = CUDNN_DATA_UINT8;
+      l.dims = {bytes};
+      l.strides = {1};
+      run_copy(h, "cudnnReorderFilterAndBias", 1.0, 0.0, l, from, l, to);
+    };
+    copy_bytes(filterData, reorderedFilterData, static_cast<int64_t>(filter_size_bytes(w)));
+    // The bias has one float per output channel (K).
+    if (reorderBias > 0)
+      copy_bytes(biasData, reorderedBiasData, static_cast<int64_t>(w.dims[0]) * static_cast<int64_t>(sizeof(float)));
   });
 }
 

@@ -5,7 +5,7 @@
 // modes, NCHW / NHWC / strided inputs, float / double / half) against an
 // independent gather written here from the seed's layout (rows: batch x
 // output pixel, columns: channel x filter tap), with a NaN-poisoned output.
-// On a GPU handle it must answer NOT_SUPPORTED (CPU only for now). The folded
+// The same cases run on a GPU handle. The folded
 // descriptors are compared with NVIDIA's in tests/oracle/folded_conv_descriptors.c;
 // here one problem is checked for consistency with the forward shape rule.
 #include <cudnn.h>
@@ -146,10 +146,6 @@ void run_im2col_case(std::mt19937 &rng, cudnnDataType_t dtype, int ns, Layout la
   cb.upload(got.data(), got.size() * sizeof(T));
   Handle h;
   const cudnnStatus_t st = cudnnIm2Col(h.h, d.x, xb.get(), d.w, d.c, cb.get());
-  if (gpu_mode()) {
-    EXPECT_EQ(st, CUDNN_STATUS_NOT_SUPPORTED);
-    return;
-  }
   ASSERT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
   cb.download(got.data(), got.size() * sizeof(T));
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "element " << i;
@@ -170,7 +166,6 @@ TEST(ConvolutionExtras, Im2ColMatchesReference) {
 
 // HALF is a gather of bit patterns: checked against a float image of it.
 TEST(ConvolutionExtras, Im2ColHalfCopiesBits) {
-  if (gpu_mode()) GTEST_SKIP() << "cudnnIm2Col is CPU-only for now";
   const std::vector<int> xd = {1, 2, 4, 5}, xs = {40, 20, 5, 1};
   std::vector<uint16_t> x(40);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(0x3c00 + 17 * i);  // finite halves
@@ -285,17 +280,13 @@ TEST(ConvolutionExtras, ReorderFilterAndBias) {
   fb.upload(f.data(), f.size());
   bb.upload(bias.data(), bias.size() * 4);
   const cudnnStatus_t st = cudnnReorderFilterAndBias(h.h, w, CUDNN_NO_REORDER, fb.get(), rb.get(), 1, bb.get(), rbb.get());
-  if (gpu_mode()) {
-    EXPECT_EQ(st, CUDNN_STATUS_NOT_SUPPORTED);
-  } else {
-    ASSERT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
-    std::vector<int8_t> gf(f.size());
-    std::vector<float> gb(bias.size());
-    rb.download(gf.data(), gf.size());
-    rbb.download(gb.data(), gb.size() * 4);
-    EXPECT_EQ(gf, f);
-    EXPECT_EQ(gb, bias);
-  }
+  ASSERT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
+  std::vector<int8_t> gf(f.size());
+  std::vector<float> gb(bias.size());
+  rb.download(gf.data(), gf.size());
+  rbb.download(gb.data(), gb.size() * 4);
+  EXPECT_EQ(gf, f);
+  EXPECT_EQ(gb, bias);
   EXPECT_EQ(cudnnReorderFilterAndBias(h.h, w, static_cast<cudnnReorderType_t>(7), fb.get(), rb.get(), 0, nullptr,
                                       nullptr),
             CUDNN_STATUS_BAD_PARAM);
