@@ -98,20 +98,35 @@ class ConvolutionOperation : public OperationDescriptor {
                     static_cast<int>(op.mode), " is neither CUDNN_CONVOLUTION nor CUDNN_CROSS_CORRELATION");
     const graph::Tensor &x = tensors_[0], &w = tensors_[1], &y = tensors_[2];
     const int s = op.spatial_dims();
-    check_supported(x.rank() == s + 2 && w.rank() == s + 2 && y.rank() == s + 2, "tensors of rank ", x.rank(), "/",
-                    w.rank(), "/", y.rank(), " for a convolution with ", s,
-                    " spatial dimensions: FreeDNN supports the rank spatial+2 form");
-    check_arg(w.dims[1] > 0 && x.dims[1] % w.dims[1] == 0, "x has ", x.dims[1], " channels, not a multiple of w's ",
-              w.dims[1]);
-    const int64_t groups = x.dims[1] / w.dims[1];
-    check_arg(w.dims[0] % groups == 0, "w has ", w.dims[0], " output channels, not a multiple of the ", groups,
-              " groups");
-    check_arg(y.dims[0] == x.dims[0] && y.dims[1] == w.dims[0], "y is ", y.dims[0], "x", y.dims[1],
-              " in N and K; expected ", x.dims[0], "x", w.dims[0]);
+    // Two forms (seed 9.3.1): rank s+2 with the groups folded into the
+    // channels (x [n, g*c, ..], w [g*k, c, ..], y [n, g*k, ..]), or rank s+3
+    // with a dimension of its own (x [n, g, c, ..], w [g, k, c, ..],
+    // y [n, g, k, ..]). Either way n, g, c and k must agree.
+    const bool grouped = x.rank() == s + 3 && w.rank() == s + 3 && y.rank() == s + 3;
+    check_supported(grouped || (x.rank() == s + 2 && w.rank() == s + 2 && y.rank() == s + 2), "tensors of rank ",
+                    x.rank(), "/", w.rank(), "/", y.rank(), " for a convolution with ", s,
+                    " spatial dimensions: expected all of rank ", s + 2, " or all of rank ", s + 3, " (grouped)");
+    if (grouped) {
+      check_arg(x.dims[0] == y.dims[0], "x has batch ", x.dims[0], " but y has ", y.dims[0]);
+      check_arg(x.dims[1] == w.dims[0] && y.dims[1] == w.dims[0], "the group counts differ: x ", x.dims[1], ", w ",
+                w.dims[0], ", y ", y.dims[1]);
+      check_arg(x.dims[2] == w.dims[2], "x has ", x.dims[2], " channels per group but w has ", w.dims[2]);
+      check_arg(y.dims[2] == w.dims[1], "y has ", y.dims[2], " output channels per group but w has ", w.dims[1]);
+    } else {
+      check_arg(w.dims[1] > 0 && x.dims[1] % w.dims[1] == 0, "x has ", x.dims[1],
+                " channels, not a multiple of w's ", w.dims[1]);
+      const int64_t groups = x.dims[1] / w.dims[1];
+      check_arg(w.dims[0] % groups == 0, "w has ", w.dims[0], " output channels, not a multiple of the ", groups,
+                " groups");
+      check_arg(y.dims[0] == x.dims[0] && y.dims[1] == w.dims[0], "y is ", y.dims[0], "x", y.dims[1],
+                " in N and K; expected ", x.dims[0], "x", w.dims[0]);
+    }
+    const int first = grouped ? 3 : 2;  // first spatial dimension
     for (int i = 0; i < s; ++i) {
-      const int64_t span = (w.dims[i + 2] - 1) * op.dilation[i] + 1;
-      const int64_t out = (x.dims[i + 2] + op.pre_padding[i] + op.post_padding[i] - span) / op.stride[i] + 1;
-      check_arg(out == y.dims[i + 2], "spatial dimension ", i, ": y has extent ", y.dims[i + 2], ", expected ", out);
+      const int64_t span = (w.dims[i + first] - 1) * op.dilation[i] + 1;
+      const int64_t out = (x.dims[i + first] + op.pre_padding[i] + op.post_padding[i] - span) / op.stride[i] + 1;
+      check_arg(out == y.dims[i + first], "spatial dimension ", i, ": y has extent ", y.dims[i + first],
+                ", expected ", out);
     }
     op_ = op;
   }

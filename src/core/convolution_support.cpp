@@ -28,6 +28,42 @@ double ConvGeometry::macs() const {
   return static_cast<double>(N) * K * Cg * out_pixels() * filter_taps();
 }
 
+namespace {
+
+// Merges dimensions i and i+1 of t into one (extent product) when they are
+// laid out as one: stride[i] == dims[i+1] * stride[i+1].
+bool merge_dims(graph::Tensor &t, size_t i) {
+  if (t.strides[i] != t.dims[i + 1] * t.strides[i + 1]) return false;
+  t.dims[i] *= t.dims[i + 1];
+  t.strides[i] = t.strides[i + 1];
+  t.dims.erase(t.dims.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  t.strides.erase(t.strides.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  return true;
+}
+
+// The operands in the rank spatial+2 form. The backend API also takes the
+// grouped form of rank spatial+3 (x [n, g, c, ...], w [g, k, c, ...],
+// y [n, g, k, ...]), which is the same convolution once g is merged into the
+// channel dimensions, as long as each tensor's g stride spans its c (or k).
+Support flat_operands(const graph::Graph &g, const graph::ConvolutionOp &op, graph::Tensor &x, graph::Tensor &w,
+                      graph::Tensor &y) {
+  const graph::Tensor *px = g.find_tensor(op.x), *pw = g.find_tensor(op.w), *py = g.find_tensor(op.y);
+  if (px == nullptr || pw == nullptr || py == nullptr) return Support::no("x, w or y missing");
+  x = *px;
+  w = *pw;
+  y = *py;
+  const int nsp = op.spatial_dims();
+  if (x.rank() == nsp + 3 && w.rank() == nsp + 3 && y.rank() == nsp + 3) {
+    if (x.dims[1] != w.dims[0] || y.dims[1] != w.dims[0] || x.dims[2] != w.dims[2] || y.dims[2] != w.dims[1])
+      return Support::no("grouped form: the g, c and k extents of x [n,g,c,..], w [g,k,c,..], y [n,g,k,..] differ");
+    if (!merge_dims(x, 1) || !merge_dims(w, 0) || !merge_dims(y, 1))
+      return Support::no("grouped form whose group stride does not span the channels");
+  }
+  return Support::yes();
+}
+
+}  // namespace
+
 Support check_single_convolution(const graph::Graph &g) {
   if (g.ops().size() != 1) return Support::no("not a single operation");
   const auto *op = std::get_if<graph::ConvolutionOp>(&g.ops().front());
@@ -37,8 +73,9 @@ Support check_single_convolution(const graph::Graph &g) {
   if (op->pre_padding.size() != static_cast<size_t>(nsp) || op->post_padding.size() != static_cast<size_t>(nsp) ||
       op->dilation.size() != static_cast<size_t>(nsp))
     return Support::no("padding, stride and dilation vectors of different lengths");
-  const graph::Tensor *x = g.find_tensor(op->x), *w = g.find_tensor(op->w), *y = g.find_tensor(op->y);
-  if (x == nullptr || w == nullptr || y == nullptr) return Support::no("x, w or y missing");
+  graph::Tensor xt, wt, yt;
+  if (Support s = flat_operands(g, *op, xt, wt, yt); !s) return s;
+  const graph::Tensor *x = &xt, *w = &wt, *y = &yt;
   for (const graph::Tensor *t : {x, w, y}) {
     if (t->rank() != nsp + 2) return Support::no(cat("tensor ", t->to_string(), " is not of rank ", nsp + 2));
     if (t->by_value) return Support::no("by-value convolution operand");
@@ -67,9 +104,7 @@ ConvGeometry convolution_geometry(const graph::Graph &g) {
   ConvGeometry geo;
   geo.direction = op.direction;
   geo.nsp = op.spatial_dims();
-  geo.x = g.tensor(op.x);
-  geo.w = g.tensor(op.w);
-  geo.y = g.tensor(op.y);
+  flat_operands(g, op, geo.x, geo.w, geo.y);
   geo.N = geo.x.dims[0];
   geo.C = geo.x.dims[1];
   geo.K = geo.w.dims[0];

@@ -35,7 +35,9 @@ struct ConvGeometry {
 };
 
 // Support::yes() when g is one ConvolutionOp whose x, w, y exist with rank
-// spatial_dims()+2 (1..6 spatial dims), whose padding/stride/dilation vectors
+// spatial_dims()+2 (1..6 spatial dims), or in the backend API's grouped form
+// of rank spatial_dims()+3 that merges into it (ConvGeometry then holds the
+// merged tensors), whose padding/stride/dilation vectors
 // have that length, C a multiple of w's C, K a multiple of the group count,
 // and y's spatial extents the forward output rule's.
 Support check_single_convolution(const graph::Graph &g);
