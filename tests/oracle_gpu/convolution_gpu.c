@@ -289,6 +289,33 @@ static void bad_inputs(void) {
   cudnnDestroyConvolutionDescriptor(c);
 }
 
+/* cudnnIm2Col: the column matrix (N * out pixels rows, C * taps columns) of
+ * a padded, strided input in CONVOLUTION mode, NCHW and NHWC. */
+static void im2col_case(const char *label, cudnnDataType_t t, int nhwc) {
+  const int xd[4] = {2, 3, 7, 6}, wd[4] = {4, 3, 3, 2}, pad[2] = {1, 0}, str[2] = {1, 2}, dil[2] = {1, 1};
+  OTensor x;
+  otensor_packed(&x, t, 4, xd, nhwc);
+  otensor_fill(&x, 0.25, 2.0);
+  cudnnFilterDescriptor_t w;
+  DNN_OK(cudnnCreateFilterDescriptor(&w));
+  DNN_OK(cudnnSetFilterNdDescriptor(w, t, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, 4, wd));
+  cudnnConvolutionDescriptor_t c;
+  DNN_OK(cudnnCreateConvolutionDescriptor(&c));
+  DNN_OK(cudnnSetConvolutionNdDescriptor(c, 2, pad, str, dil, CUDNN_CONVOLUTION, CUDNN_DATA_FLOAT));
+  int yd[4];
+  DNN_OK(cudnnGetConvolutionNdForwardOutputDim(c, x.desc, w, 4, yd));
+  const int cd[4] = {yd[0] * yd[2] * yd[3], wd[1] * wd[2] * wd[3], 1, 1};
+  OTensor col;
+  otensor_packed(&col, t, 4, cd, 0);
+  char name[96];
+  snprintf(name, sizeof name, "im2col.%s", label);
+  oracle_report(name, 0, cudnnIm2Col(handle, x.desc, x.dev, w, c, col.dev), &col);
+  otensor_free(&col);
+  otensor_free(&x);
+  cudnnDestroyFilterDescriptor(w);
+  cudnnDestroyConvolutionDescriptor(c);
+}
+
 int main(void) {
   DNN_OK(cudnnCreate(&handle));
   oracle_seed(0xC0417u);
@@ -311,6 +338,9 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run_case(&cases[i]);
   bad_inputs();
+  im2col_case("f32.nchw", CUDNN_DATA_FLOAT, 0);
+  im2col_case("f32.nhwc", CUDNN_DATA_FLOAT, 1);
+  im2col_case("f16.nchw", CUDNN_DATA_HALF, 0);
   cudnnDestroy(handle);
   return 0;
 }
