@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -149,6 +150,10 @@ struct Parser {
       std::string v = need();
       if (v != "prop" && v != "noprop") bad(token, "expected prop or noprop");
       knobs.nan = v;
+    } else if (key == "--dir") {
+      std::string v = need();
+      if (v != "FWD_D" && v != "BWD_D" && v != "BWD_W") bad(token, "expected FWD_D, BWD_D or BWD_W");
+      knobs.dir = v;
     } else if (key == "--name") name = need();
     else bad(token, "unknown option (see --help)");
   }
@@ -158,7 +163,8 @@ struct Parser {
     p.knobs = knobs;
     p.name = name;
     try {
-      p.shapes = parse_shapes(token);
+      if (std::isalpha(static_cast<unsigned char>(token[0]))) p.descriptor = token;
+      else p.shapes = parse_shapes(token);
       OpRegistry::instance().find(knobs.op)->validate(p);
     } catch (const std::invalid_argument &e) {
       bad(token, std::string(e.what()) + " (op " + knobs.op + ")");
@@ -256,6 +262,7 @@ void print_help() {
       "  --value=F             value written by set [0.5]\n"
       "  --indices[=BITS]      reduce: also return flattened indices (8|16|32|64) [none]\n"
       "  --nan=prop|noprop     NaN propagation of optensor and reduce [noprop]\n"
+      "  --dir=FWD_D|BWD_D|BWD_W  conv: forward, backward data, backward filter [FWD_D]\n"
       "  --name=LABEL          label shown in the summary table\n"
       "  --reset               restore all knob defaults\n"
       "\n"

@@ -49,7 +49,7 @@ std::string problem_text(const Problem &p) {
     std::string knobs = f->knobs_text(p);
     if (!knobs.empty()) text += " " + knobs;
   }
-  return text + " " + shapes_to_string(p.shapes);
+  return text + " " + (p.descriptor.empty() ? shapes_to_string(p.shapes) : p.descriptor);
 }
 
 }  // namespace bench

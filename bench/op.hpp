@@ -53,6 +53,10 @@ class OpRun {
   // Bytes one execute() reads plus writes. Each tensor counts once (a
   // broadcast operand is read from cache), an output with beta == 0 is not read.
   virtual double bytes_moved() const = 0;
+  // Floating-point operations of one execute() for compute-bound ops (a
+  // multiply-add counts 2); 0 for the memory-bound ones. When non-zero the
+  // runner also prints GFLOP/s and the fraction of the measured FMA peak.
+  virtual double flops() const { return 0; }
   // The same problem through oneDNN where its semantics are exactly ours; null otherwise.
   virtual std::unique_ptr<PeerRun> onednn_peer() const { return nullptr; }
 };

@@ -28,6 +28,7 @@ struct Knobs {
   double value = 0.5;         // set: the value written
   std::string indices = "none";  // reduce: none, 8, 16, 32, 64 (bits)
   std::string nan = "noprop";    // optensor/reduce NaN propagation: noprop, prop
+  std::string dir = "FWD_D";     // conv: FWD_D, BWD_D, BWD_W (benchdnn's names)
 
   const std::string &src_dt() const { return sdt.empty() ? dt : sdt; }
   const std::string &dst_dt() const { return ddt.empty() ? dt : ddt; }
@@ -36,6 +37,10 @@ struct Knobs {
 struct Problem {
   Knobs knobs;
   std::vector<Dims> shapes;  // "AxBxC:DxExF" -> {{A,B,C},{D,E,F}}
+  // A problem token that starts with a letter, as written: a descriptor
+  // string in the op's own grammar (conv: "mb8ic64ih56oc64oh56kh3ph1");
+  // `shapes` is then empty.
+  std::string descriptor;
   std::string name;          // optional label (--name=...), shown in tables
 
   double beta_or(double op_default) const { return knobs.beta ? *knobs.beta : op_default; }

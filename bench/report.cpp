@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -41,6 +42,32 @@ std::string cell_problem(const ProblemResult &r) {
   return "`" + text + "`";
 }
 
+// The compute-bound problems again, in GFLOP/s against the FMA peak.
+void print_compute_summary(const std::vector<ProblemResult> &results) {
+  bool any = false;
+  for (const ProblemResult &r : results) any = any || r.flops > 0;
+  if (!any) return;
+  std::printf("\n| # | problem | engine | check | ms | GFLOP/s | x FMA peak | oneDNN GFLOP/s (impl) | ours/oneDNN | other load |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  int i = 0;
+  for (const ProblemResult &r : results) {
+    ++i;
+    if (r.flops <= 0) continue;
+    std::printf("| %d | %s | %s | %s | %.3f | %.1f | %.2f |", i, cell_problem(r).c_str(),
+                r.check.engine.empty() ? "?" : r.check.engine.c_str(), r.check.status.c_str(), r.timing.median_ms,
+                r.gflops, r.fma_peak > 0 ? r.gflops / r.fma_peak : 0.0);
+    std::string impl = r.peer_name.substr(r.peer_name.find(':') + 1);
+    if (r.peer) std::printf(" %.1f (%s) | %.2f |", r.peer_gflops, impl.c_str(), r.gflops / r.peer_gflops);
+    else std::printf(" n/a | n/a |");
+    std::printf(" %.2f |\n", r.other_load);
+  }
+  if (!results.empty()) {
+    double peak = 0;
+    for (const ProblemResult &r : results) peak = std::max(peak, r.fma_peak);
+    std::printf("FMA peak (x FMA peak = GFLOP/s / %.1f): vector FMA chains on every thread, rate over CPU time\n", peak);
+  }
+}
+
 }  // namespace
 
 void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidth *copy) {
@@ -71,6 +98,7 @@ void print_summary(const std::vector<ProblemResult> &results, const CopyBandwidt
     if (r.timed) std::printf(" %.2f |\n", r.other_load);
     else std::printf(" - |\n");
   }
+  print_compute_summary(results);
   std::printf("\n%d problems: %d passed, %d failed or unimplemented, %d untested\n", i, passed, failed, untested);
   std::printf("other load = cores' worth of CPU time used by other processes while timing\n");
   if (copy && copy->best_gbs > 0) {

@@ -2,12 +2,32 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <thread>
 
+#include "fma_peak.hpp"
 #include "load_monitor.hpp"
 #include "op.hpp"
 #include "onednn_peer.hpp"
 
 namespace bench {
+namespace {
+
+// Measured once per run, with the library's thread count, at the first
+// compute-bound problem.
+const FmaPeak &fma_peak() {
+  static const FmaPeak peak = [] {
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (const char *env = std::getenv("FREEDNN_NUM_THREADS"))
+      if (int n = std::atoi(env); n > 0) threads = n;
+    FmaPeak p = measure_fma_peak(threads);
+    std::printf("  FMA peak: %.1f GFLOP/s (%d threads, %s, per-thread CPU time)\n", p.gflops, p.threads, p.isa);
+    return p;
+  }();
+  return peak;
+}
+
+}  // namespace
 
 bool ProblemResult::failed() const {
   return check.status == "FAILED" || check.status == "UNIMPLEMENTED" || check.status == "ERROR" ||
@@ -57,6 +77,13 @@ ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t han
     if (copy && copy->best_gbs > 0) std::printf("  = %.2f x copy(before)", r.gbs / copy->best_gbs);
     std::printf("  [other load %.2f cores%s]\n", r.other_load,
                 r.attempts > 1 ? (", " + std::to_string(r.attempts) + " attempts").c_str() : "");
+    r.flops = run->flops();
+    if (r.flops > 0) {
+      r.fma_peak = fma_peak().gflops;
+      r.gflops = r.flops / (r.timing.median_ms * 1e-3) / 1e9;
+      std::printf("  ours:   %8.1f GFLOP/s (best %.1f) = %.2f of FMA peak\n", r.gflops,
+                  r.flops / (r.timing.min_ms * 1e-3) / 1e9, r.fma_peak > 0 ? r.gflops / r.fma_peak : 0.0);
+    }
     std::fflush(stdout);
 
     if (cfg.onednn && !on_gpu()) {
@@ -80,6 +107,12 @@ ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t han
         std::printf("  oneDNN: %9.4f ms (best %.4f)  %7.2f GB/s  ours/oneDNN = %.2f  [%s; other load %.2f cores]\n",
                     r.peer_timing.median_ms, r.peer_timing.min_ms, r.peer_gbs, r.gbs / r.peer_gbs, r.peer_name.c_str(),
                     peer_load);
+        if (r.flops > 0) {
+          r.peer_gflops = r.flops / (r.peer_timing.median_ms * 1e-3) / 1e9;
+          std::printf("  oneDNN: %8.1f GFLOP/s (best %.1f) = %.2f of FMA peak; ours/oneDNN = %.2f\n", r.peer_gflops,
+                      r.flops / (r.peer_timing.min_ms * 1e-3) / 1e9,
+                      r.fma_peak > 0 ? r.peer_gflops / r.fma_peak : 0.0, r.gflops / r.peer_gflops);
+        }
       }
     }
   } catch (const ApiError &e) {

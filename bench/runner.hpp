@@ -27,6 +27,12 @@ struct ProblemResult {
   double peer_gbs = 0;
   double other_load = 0;   // cores used by other processes while timing (see load_monitor.hpp)
   int attempts = 0;        // timing attempts (more than 1 when --max-load rejected one)
+  // Compute-bound ops (OpRun::flops() > 0): per call, GFLOP/s of ours and of
+  // the peer, and the machine's measured FMA peak (fma_peak.hpp).
+  double flops = 0;
+  double gflops = 0;
+  double peer_gflops = 0;
+  double fma_peak = 0;
 
   // A problem counts as a failure for the exit status.
   bool failed() const;

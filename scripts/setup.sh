@@ -3,7 +3,7 @@
 # Only missing packages are installed; a machine that has them all is untouched.
 set -euo pipefail
 packages=(cmake ninja-build g++ make python3 libgtest-dev libgmock-dev libbenchmark-dev
-          libdnnl-dev libopenblas-dev ccache
+          libdnnl-dev libopenblas-dev ccache nlohmann-json3-dev
           python3-sklearn)  # the demo's data set: sklearn/datasets/data/digits.csv.gz
 missing=()
 for p in "${packages[@]}"; do

@@ -41,13 +41,28 @@ cudnnStatus_t try_plan(cudnnContext &h, ConvProblem &p, int algo, size_t *memory
   }
 }
 
+// Whether cpu.conv.onednn (oneDNN's kernels, serving IMPLICIT_PRECOMP_GEMM
+// forward and ALGO_1 backward; see src/cpu/convolution_onednn.cpp) takes the
+// problem on this handle: it then beats every other CPU algorithm.
+bool onednn_takes(const cudnnContext &h, const ConvProblem &p) {
+  if (h.device.kind != DeviceKind::cpu) return false;
+  const Engine *e = EngineRegistry::instance().by_name("cpu.conv.onednn");
+  if (e == nullptr) return false;
+  ConvProblem q = p;
+  q.op().algo = p.dir == ConvDirection::forward ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
+                : p.dir == ConvDirection::backward_data ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
+                                                        : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  return static_cast<bool>(e->supports(q.g));
+}
+
 // The heuristic order: expected speed on this backend, best first. Winograd
-// pays off with enough channels to amortise its transforms.
-std::vector<int> heuristic_order(const ConvProblem &p) {
+// pays off with enough channels to amortise its transforms, unless oneDNN
+// runs the GEMM-style algorithms.
+std::vector<int> heuristic_order(const cudnnContext &h, const ConvProblem &p) {
   const ConvGeometry geo = convolution_geometry(p.g);
   const bool winograd_first = geo.nsp == 2 && geo.filt[0] == 3 && geo.filt[1] == 3 && geo.stride[0] == 1 &&
                               geo.stride[1] == 1 && geo.dil[0] == 1 && geo.dil[1] == 1 && geo.Cg >= 16 &&
-                              geo.Kg >= 16;
+                              geo.Kg >= 16 && !onednn_takes(h, p);
   switch (p.dir) {
     case ConvDirection::forward: {
       std::vector<int> gemms = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
@@ -83,7 +98,7 @@ std::vector<int> heuristic_order(const ConvProblem &p) {
 // others with their status.
 std::vector<AlgoTrial> heuristic_trials(cudnnContext &h, ConvProblem &p) {
   std::vector<AlgoTrial> ok, not_ok;
-  for (int algo : heuristic_order(p)) {
+  for (int algo : heuristic_order(h, p)) {
     AlgoTrial t{algo};
     t.status = try_plan(h, p, algo, &t.memory);
     (t.status == CUDNN_STATUS_SUCCESS ? ok : not_ok).push_back(t);

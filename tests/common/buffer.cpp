@@ -40,7 +40,11 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes), device_(gpu_mode()) {
     return;
   }
 #endif
-  ptr_ = std::malloc(n);
+  // Aligned like cudaMalloc's memory (256 bytes): malloc's large blocks start
+  // 16 bytes into a page, which splits every 64-byte vector access of the
+  // CPU kernels over two cache lines (oneDNN's convolutions ran 1.7x slower).
+  // posix_memalign keeps the exact size, so ASan still sees overflows.
+  if (posix_memalign(&ptr_, 256, n) != 0) ptr_ = nullptr;
   if (!ptr_) throw std::bad_alloc();
 }
 
