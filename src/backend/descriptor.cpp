@@ -51,7 +51,8 @@ void Descriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType
     fail(CUDNN_STATUS_BAD_PARAM, "attribute ", static_cast<int>(name),
          " cannot be set on a descriptor of type ", static_cast<int>(type_));
   if (type != s->type && type != s->alt_type)
-    fail(CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "attribute ", static_cast<int>(name), " takes ",
+    fail(s->wrong_type_is_bad_param ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "attribute ",
+         static_cast<int>(name), " takes ",
          type_name(s->type), ", not ", type_name(type));
   if (count < s->min_count || count > s->max_count) {
     if (s->min_count == s->max_count)
@@ -128,6 +129,27 @@ void Descriptor::finalize() {
   if (finalized_) fail(CUDNN_STATUS_BAD_PARAM, "the descriptor is already finalized");
   do_finalize();
   finalized_ = true;
+  record_ = make_record();
+}
+
+std::shared_ptr<const DescriptorRecord> Descriptor::make_record() const {
+  auto r = std::make_shared<DescriptorRecord>();
+  r->type = type_;
+  for (const auto &[name, v] : values_) {
+    const AttrSpec *s = spec(static_cast<cudnnBackendAttributeName_t>(name));
+    if (s == nullptr || !s->settable || v.type == CUDNN_TYPE_HANDLE || v.type == CUDNN_TYPE_VOID_PTR) continue;
+    DescriptorRecord::Attribute a{static_cast<cudnnBackendAttributeName_t>(name), v, {}};
+    if (v.type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
+      a.value.bytes.clear();
+      for (cudnnBackendDescriptor_t h : v.all<cudnnBackendDescriptor_t>()) {
+        const auto *child = static_cast<const Descriptor *>(h);
+        if (child->magic != kAlive || child->record_ == nullptr) return nullptr;
+        a.children.push_back(child->record_);
+      }
+    }
+    r->attributes.push_back(std::move(a));
+  }
+  return r;
 }
 
 void Descriptor::assign_from(const Descriptor &other) {
@@ -136,6 +158,7 @@ void Descriptor::assign_from(const Descriptor &other) {
          static_cast<int>(other.type_));
   values_ = other.values_;
   finalized_ = other.finalized_;
+  record_ = other.record_;
   copy_state_from(other);
 }
 

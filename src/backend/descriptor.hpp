@@ -25,6 +25,24 @@ struct AttrSpec {
   cudnnBackendAttributeType_t alt_type = type;
   // false: set only (cuDNN answers NOT_SUPPORTED to a get).
   bool gettable = true;
+  // A set with a wrong type is BAD_PARAM rather than BAD_PARAM_ATTRIBUTE_TYPE
+  // (cuDNN 9 differs per attribute: RNG seed, concat axis ...).
+  bool wrong_type_is_bad_param = false;
+};
+
+// What a finalized descriptor was made of: its type and the attributes its
+// caller set (computed ones, handles and data pointers left out), with
+// descriptor-valued attributes as the records of those descriptors. Taken at
+// finalize, so it outlives the descriptors themselves; execution plans
+// serialise a graph's records to JSON and rebuild descriptors from them.
+struct DescriptorRecord {
+  struct Attribute {
+    cudnnBackendAttributeName_t name;
+    AttrValue value;  // for BACKEND_DESCRIPTOR: type and count only
+    std::vector<std::shared_ptr<const DescriptorRecord>> children;
+  };
+  cudnnBackendDescriptorType_t type;
+  std::vector<Attribute> attributes;
 };
 
 class Descriptor {
@@ -45,6 +63,10 @@ class Descriptor {
   // Makes this descriptor a finalized copy of `other` (same type): how a
   // get of a BACKEND_DESCRIPTOR attribute fills the caller's descriptors.
   void assign_from(const Descriptor &other);
+
+  // Set at finalize; null when a descriptor-valued attribute names a
+  // descriptor that has no record (made by the library, not finalized).
+  const std::shared_ptr<const DescriptorRecord> &record() const { return record_; }
 
   // Creates a descriptor of `type`; NOT_SUPPORTED for types we lack.
   static std::unique_ptr<Descriptor> create(cudnnBackendDescriptorType_t type);
@@ -85,6 +107,8 @@ class Descriptor {
   std::vector<AttrSpec> specs_;
   std::map<int, AttrValue> values_;
   bool finalized_ = false;
+  std::shared_ptr<const DescriptorRecord> record_;
+  std::shared_ptr<const DescriptorRecord> make_record() const;
 };
 
 // Checks a C handle: BAD_PARAM_NULL_POINTER for NULL, BAD_PARAM when it is

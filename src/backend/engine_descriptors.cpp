@@ -80,6 +80,7 @@ EngineDescriptor::EngineDescriptor()
                      {CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 0, 64, false},
                      {CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, 0, 64, false},
                      {CUDNN_ATTR_ENGINE_SM_COUNT_TARGET, CUDNN_TYPE_INT32},
+                     {CUDNN_ATTR_ENGINE_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR},  // accepted, ignored
                  }) {}
 
 void EngineDescriptor::do_finalize() {
@@ -201,6 +202,7 @@ class EngineHeuristicsDescriptor : public Descriptor {
                        {CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE},
                        {CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, 1 << 10, false},
                        {CUDNN_ATTR_ENGINEHEUR_SM_COUNT_TARGET, CUDNN_TYPE_INT32},
+                       {CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR},  // accepted, ignored
                    }) {}
 
  protected:

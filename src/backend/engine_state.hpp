@@ -13,6 +13,8 @@ struct cudnnContext;
 
 namespace fdnn::backend {
 
+struct DescriptorRecord;
+
 struct GraphBinding {
   graph::Uid uid;
   size_t op_index;
@@ -25,6 +27,9 @@ struct GraphState {
   std::vector<GraphBinding> bindings;
   cudnnContext *handle = nullptr;
   Device device;
+  // The operations as they were described (for plans serialised to JSON);
+  // empty when one of them has no record.
+  std::vector<std::shared_ptr<const DescriptorRecord>> op_records;
 };
 
 struct EngineState {

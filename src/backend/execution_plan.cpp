@@ -1,6 +1,10 @@
 #include "backend/execution_plan.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "backend/engine_descriptors.hpp"
+#include "backend/plan_json.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/handle.hpp"
@@ -20,6 +24,11 @@ class ExecutionPlanDescriptor : public Descriptor {
                        {CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, 1, false},
                        {CUDNN_ATTR_EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS, CUDNN_TYPE_INT64, 0, 1 << 16},
                        {CUDNN_ATTR_EXECUTION_PLAN_COMPUTED_INTERMEDIATE_UIDS, CUDNN_TYPE_INT64, 0, 1 << 16, false},
+                       // Accepted and ignored: FreeDNN compiles no kernels at plan time.
+                       {CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE, CUDNN_TYPE_BACKEND_DESCRIPTOR},
+                       {CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR},
+                       // Set instead of the engine config to load a saved plan.
+                       {CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, int64_t{1} << 30},
                    }) {}
   std::shared_ptr<const EngineConfigState> config;
   std::shared_ptr<const ExecutionPlan> plan;
@@ -28,11 +37,17 @@ class ExecutionPlanDescriptor : public Descriptor {
  protected:
   void do_finalize() override {
     require(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, "the handle");
-    require(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, "the engine config");
     handle = &checked_handle(scalar<cudnnHandle_t>(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, nullptr));
-    const auto c = finalized_descriptors(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR,
-                                         "the engine config");
-    config = static_cast<const EngineConfigDescriptor *>(c.front())->state();
+    if (!has(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG) && has(CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION)) {
+      const std::vector<char> text = array<char>(CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION);
+      // Callers may count a terminating NUL.
+      config = config_from_json(std::string(text.begin(), std::find(text.begin(), text.end(), '\0')), *handle);
+    } else {
+      require(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, "the engine config (or a JSON representation)");
+      const auto c = finalized_descriptors(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,
+                                           CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, "the engine config");
+      config = static_cast<const EngineConfigDescriptor *>(c.front())->state();
+    }
     check_supported(array<int64_t>(CUDNN_ATTR_EXECUTION_PLAN_RUN_ONLY_INTERMEDIATE_UIDS).empty(),
                     "plans that compute only some intermediates are not supported");
     if (handle->device.kind != config->engine->graph->device.kind)
@@ -40,6 +55,10 @@ class ExecutionPlanDescriptor : public Descriptor {
     plan = config->engine->engine->make_plan(*config->engine->graph->graph, config->knobs);
     put(CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
         AttrValue::of(CUDNN_TYPE_INT64, std::vector<int64_t>{static_cast<int64_t>(plan->workspace_size())}));
+    // No NUL counted, as cuDNN: the count is the text's length.
+    const std::string json = plan_to_json(*config);
+    put(CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION,
+        AttrValue::of(CUDNN_TYPE_CHAR, std::vector<char>(json.begin(), json.end())));
   }
   void copy_state_from(const Descriptor &other) override {
     const auto &o = static_cast<const ExecutionPlanDescriptor &>(other);

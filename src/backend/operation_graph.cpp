@@ -59,6 +59,7 @@ void OperationGraphDescriptor::do_finalize() {
               ", not an operation");
     check_arg(d.finalized(), "an operation of OPS is not finalized");
     const auto &op = static_cast<const OperationDescriptor &>(d);
+    state->op_records.push_back(d.record());
     for (const graph::Tensor &t : op.tensors()) {
       auto it = tensors.find(t.uid);
       if (it == tensors.end()) tensors.emplace(t.uid, t);
@@ -106,6 +107,8 @@ void OperationGraphDescriptor::do_finalize() {
                                      "operation that depends on them)");
   }
   for (const auto &[uid, t] : tensors) g->add_tensor(t);
+  if (std::any_of(state->op_records.begin(), state->op_records.end(), [](const auto &r) { return r == nullptr; }))
+    state->op_records.clear();
   state->graph = g;
   state_ = state;
   put(CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,

@@ -6,6 +6,7 @@
 
 #include <variant>
 
+#include "graph/op_concat.hpp"
 #include "graph/op_convolution.hpp"
 #include "graph/op_dropout.hpp"
 #include "graph/op_lrn.hpp"
@@ -14,13 +15,15 @@
 #include "graph/op_pointwise.hpp"
 #include "graph/op_reduction.hpp"
 #include "graph/op_resample.hpp"
+#include "graph/op_rng.hpp"
+#include "graph/op_signal.hpp"
 #include "graph/op_softmax.hpp"
 #include "graph/op_spatial_transform.hpp"
 
 namespace fdnn::graph {
 
 using Op = std::variant<PointwiseOp, ReductionOp, SoftmaxOp, ResampleOp, NormalizationOp, LrnOp, DropoutOp,
-                        SpatialTransformOp, ConvolutionOp, MatmulOp>;
+                        SpatialTransformOp, ConvolutionOp, MatmulOp, RngOp, ConcatOp, SignalOp>;
 
 // Short name for messages ("pointwise", "reduction", ...): the op's kKind.
 const char *op_kind_name(const Op &op);

@@ -65,6 +65,19 @@ OpIo op_io(const Op &op) {
       add(io.outputs, rs->y);
       add(io.outputs, rs->index);
     }
+  } else if (const auto *rg = std::get_if<RngOp>(&op)) {
+    add(io.inputs, rg->seed);
+    add(io.inputs, rg->offset);
+    add(io.outputs, rg->y);
+  } else if (const auto *cc = std::get_if<ConcatOp>(&op)) {
+    for (Uid u : cc->inputs) add(io.inputs, u);
+    add(io.outputs, cc->y);
+  } else if (const auto *sg = std::get_if<SignalOp>(&op)) {
+    // The flag is read and written in memory the caller owns; it counts as an
+    // input so that the dataflow needs no producer for it.
+    add(io.inputs, sg->flag);
+    add(io.inputs, sg->x);
+    if (sg->y != sg->x) add(io.outputs, sg->y);
   } else {
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
          " operation are not known to the graph layer yet");

@@ -75,10 +75,20 @@ class BackendGraphTest : public ::testing::Test {
   void SetUp() override { ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS); }
   void TearDown() override { cudnnDestroy(handle); }
 
+ public:  // helpers that test functions outside the fixture call too
+
   // Builds the graph of `ops`, takes the first heuristics result (mode A),
   // makes the plan and runs it with `uids`/`ptrs`. Returns the execute status.
   cudnnStatus_t run(const std::vector<Desc *> &ops, const std::vector<int64_t> &uids, const std::vector<void *> &ptrs,
                     cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
+    std::unique_ptr<Desc> plan = make_plan(ops, mode);
+    if (!plan) return CUDNN_STATUS_NOT_SUPPORTED;
+    return execute(*plan, uids, ptrs);
+  }
+
+  // graph -> heuristics -> first engine config -> finalized plan (null when
+  // heuristics offer nothing).
+  std::unique_ptr<Desc> make_plan(const std::vector<Desc *> &ops, cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
     Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     std::vector<cudnnBackendDescriptor_t> handles;
     for (Desc *o : ops) handles.push_back(o->d);
@@ -96,7 +106,7 @@ class BackendGraphTest : public ::testing::Test {
                                        &count, nullptr),
               CUDNN_STATUS_SUCCESS);
     EXPECT_GE(count, 1);
-    if (count < 1) return CUDNN_STATUS_NOT_SUPPORTED;
+    if (count < 1) return nullptr;
     Desc cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
     int64_t got = 0;
     EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
@@ -104,12 +114,17 @@ class BackendGraphTest : public ::testing::Test {
               CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(got, 1);
 
-    Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
+    auto plan = std::make_unique<Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    EXPECT_EQ(plan->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(plan->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
               CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(plan.finalize(), CUDNN_STATUS_SUCCESS);
-    int64_t ws_size = -1;
+    EXPECT_EQ(plan->finalize(), CUDNN_STATUS_SUCCESS);
+    return plan;
+  }
+
+  // Runs a finalized plan with a workspace of the size it asks for.
+  cudnnStatus_t execute(Desc &plan, const std::vector<int64_t> &uids, const std::vector<void *> &ptrs) {
+    int64_t got = 0, ws_size = -1;
     EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
                                        &ws_size),
               CUDNN_STATUS_SUCCESS);

@@ -1,7 +1,8 @@
 /*
  * Differential test of backend descriptors that need no handle: tensor,
- * pointwise, reduction and resample descriptors and their operations (set / get /
- * finalize rules and statuses). Built against FreeDNN and against NVIDIA's
+ * pointwise, reduction and resample descriptors and their operations, the
+ * reshape, concat, RNG, signal operations, kernel caches and device
+ * properties (set / get / finalize rules and statuses). Built against FreeDNN and against NVIDIA's
  * cuDNN; lines not starting with '#' must agree.
  *
  * Left out on purpose (NVIDIA's library crashes there): a NULL descriptor
@@ -252,10 +253,256 @@ static void resamples(void) {
   cudnnBackendDestroyDescriptor(r);
 }
 
+/* ---- Reshape, concat, RNG, signal, BN ops, kernel cache, device props ----
+ * (FreeDNN issue 5, T6). Left out on purpose: a count query of an unset
+ * RNG OFFSET_DESC (cuDNN: BAD_PARAM, FreeDNN: count 0), finalizing an empty
+ * BN_BWD_WEIGHTS node (cuDNN accepts it, FreeDNN checks at finalize), two
+ * graphs on a kernel cache (cuDNN: NOT_SUPPORTED, FreeDNN: BAD_PARAM) and
+ * DEVICEPROP finalize (cuDNN queries the GPU), and an empty BN_FINALIZE
+ * node (cuDNN answers NOT_SUPPORTED or BAD_PARAM depending on the calls
+ * before it; FreeDNN NOT_SUPPORTED). */
+static cudnnBackendDescriptor_t mk_desc(int type) { cudnnBackendDescriptor_t d = 0; int st = cudnnBackendCreateDescriptor((cudnnBackendDescriptorType_t)type, &d); printf("create %d -> %d\n", type, st); return d; }
+static cudnnBackendDescriptor_t op_tensor(int64_t uid, int nd, const int64_t *dims, int dtype, int byval) {
+  cudnnBackendDescriptor_t t; int64_t s[8]; int i; int64_t align = 8; cudnnDataType_t dt = (cudnnDataType_t)dtype; char v = 0, bv = (char)byval;
+  s[nd-1]=1; for (i = nd-2; i >= 0; --i) s[i] = s[i+1]*dims[i+1];
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &t);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &align);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, s);
+  cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v);
+  if (byval) cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &bv);
+  { int st = cudnnBackendFinalize(t); if (st) printf("tensor finalize -> %d\n", st); }
+  return t;
+}
+
+static void graph_ops(void) {
+  int64_t d4[4] = {2,3,4,5}, d4b[4]={2,3,4,1}, d3[3] = {6,4,5}, one[4]={1,1,1,1};
+  double p = 0.3; int64_t seed = 7; int dist = CUDNN_RNG_DISTRIBUTION_BERNOULLI; float pf = 0.3f;
+  cudnnBackendDescriptor_t x = op_tensor(1, 4, d4, CUDNN_DATA_FLOAT, 0), y3 = op_tensor(2, 3, d3, CUDNN_DATA_FLOAT, 0);
+  cudnnBackendDescriptor_t sd = op_tensor(3, 4, one, CUDNN_DATA_INT64, 0), of = op_tensor(4, 4, one, CUDNN_DATA_INT64, 0);
+  cudnnBackendDescriptor_t xb = op_tensor(5, 4, d4b, CUDNN_DATA_FLOAT, 0), cy; int64_t dc[4] = {2,3,4,6};
+  cudnnBackendDescriptor_t r, op;
+  cy = op_tensor(6, 4, dc, CUDNN_DATA_FLOAT, 0);
+  printf("== rng desc\n");
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  LINE("rng finalize empty", cudnnBackendFinalize(r));
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  LINE("dist as int64", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_INT64, 1, &seed));
+  LINE("dist count2", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 2, &dist));
+  LINE("prob float", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_FLOAT, 1, &pf));
+  LINE("prob double", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &p));
+  LINE("rng finalize no dist", cudnnBackendFinalize(r));
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  LINE("get before finalize", cudnnBackendGetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &seed, &p));
+  LINE("dist", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1, &dist));
+  LINE("rng finalize no prob", cudnnBackendFinalize(r));
+  { int64_t n=-1; double q=-1; LINE("get prob", cudnnBackendGetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &n, &q)); printf("n%ld q%g\n",(long)n,q);}
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  p = 1.5;
+  LINE("dist", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1, &dist));
+  LINE("prob 1.5", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &p));
+  LINE("rng finalize p1.5", cudnnBackendFinalize(r));
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  p = -0.5;
+  LINE("dist", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1, &dist));
+  LINE("prob -0.5", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &p));
+  LINE("rng finalize p-0.5", cudnnBackendFinalize(r));
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  dist = 7;
+  LINE("dist7", cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1, &dist));
+  LINE("rng finalize dist7", cudnnBackendFinalize(r));
+  r = mk_desc(CUDNN_BACKEND_RNG_DESCRIPTOR);
+  dist = 0; p = 0.3;
+  cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, 1, &dist);
+  cudnnBackendSetAttribute(r, CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1, &p);
+  LINE("rng finalize ok", cudnnBackendFinalize(r));
+  printf("== rng op\n");
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  LINE("op finalize empty", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  LINE("seed int64", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_INT64, 1, &seed));
+  LINE("seed desc", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &sd));
+  LINE("seed double", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_DOUBLE, 1, &p));
+  LINE("y", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+  LINE("op finalize no desc", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  LINE("desc", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r));
+  LINE("op finalize no y", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  LINE("op finalize no seed", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_INT64, 1, &seed);
+  LINE("op finalize seed value", cudnnBackendFinalize(op));
+  { int64_t n=-1, s=-1; LINE("get seed", cudnnBackendGetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_INT64, 1, &n, &s)); printf("n%ld s%ld\n",(long)n,(long)s);}
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &sd);
+  LINE("op finalize seed tensor no offset", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &sd);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+  LINE("op finalize seed+offset tensors", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_INT64, 1, &seed);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+  LINE("op finalize seed value + offset", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &r);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+  LINE("op finalize seed tensor not scalar", cudnnBackendFinalize(op));
+  printf("== reshape\n");
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  LINE("reshape finalize empty", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  LINE("x", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x));
+  LINE("x count2", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, &x));
+  LINE("reshape finalize no y", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y3);
+  LINE("reshape finalize 2x3x4x5->6x4x5", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+  cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &xb);
+  LINE("reshape finalize count mismatch", cudnnBackendFinalize(op));
+  printf("== concat\n");
+  op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+  LINE("concat finalize empty", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+  { cudnnBackendDescriptor_t in[2] = {x, xb}; int64_t axis = 3, ip = 1;
+    LINE("axis", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis));
+    LINE("inputs", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in));
+    LINE("concat finalize no output", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    LINE("concat finalize no axis", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    LINE("concat finalize no inputs", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    LINE("concat finalize ok", cudnnBackendFinalize(op));
+    { int64_t n=-1, v=-9; LINE("get inplace", cudnnBackendGetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPLACE_INDEX, CUDNN_TYPE_INT64, 1, &n, &v)); printf("n%ld v%ld\n",(long)n,(long)v);}
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    axis = 2;
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    LINE("concat finalize wrong axis", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    axis = 3; ip = 5;
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPLACE_INDEX, CUDNN_TYPE_INT64, 1, &ip);
+    LINE("concat finalize inplace 5", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    axis = 7;
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2, in);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cy);
+    LINE("concat finalize axis 7", cudnnBackendFinalize(op));
+    LINE("axis as int32", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT32, 1, &axis));
+  }
+  printf("== signal\n");
+  op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+  LINE("signal finalize empty", cudnnBackendFinalize(op));
+  op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+  { int mode = CUDNN_SIGNAL_SET; int64_t val = 5;
+    LINE("mode", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_MODE, CUDNN_TYPE_SIGNAL_MODE, 1, &mode));
+    LINE("value", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_VALUE, CUDNN_TYPE_INT64, 1, &val));
+    LINE("flag", cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of));
+    LINE("signal finalize no x", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_MODE, CUDNN_TYPE_SIGNAL_MODE, 1, &mode);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_VALUE, CUDNN_TYPE_INT64, 1, &val);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    LINE("signal finalize no flag", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_MODE, CUDNN_TYPE_SIGNAL_MODE, 1, &mode);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    LINE("signal finalize no value", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_VALUE, CUDNN_TYPE_INT64, 1, &val);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    LINE("signal finalize no mode", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_MODE, CUDNN_TYPE_SIGNAL_MODE, 1, &mode);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_VALUE, CUDNN_TYPE_INT64, 1, &val);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &of);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    LINE("signal finalize ok", cudnnBackendFinalize(op));
+    op = mk_desc(CUDNN_BACKEND_OPERATION_SIGNAL_DESCRIPTOR);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_MODE, CUDNN_TYPE_SIGNAL_MODE, 1, &mode);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_VALUE, CUDNN_TYPE_INT64, 1, &val);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_FLAGDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_SIGNAL_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    LINE("signal finalize float flag", cudnnBackendFinalize(op));
+  }
+  printf("== kernel cache\n");
+  op = mk_desc(CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR);
+  LINE("kc finalize empty", cudnnBackendFinalize(op));
+  { int64_t n=-1; char b=0; LINE("kc get cached", cudnnBackendGetAttribute(op, CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED, CUDNN_TYPE_BOOLEAN, 1, &n, &b)); printf("n%ld\n",(long)n);}}
+
+static void v9_descriptors(void) {
+  cudnnBackendDescriptor_t kc, g, cfg, dp; char b = 1; const char *json = "{}"; int64_t n = -1; int32_t id = 0;
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR, &kc);
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &g);
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg);
+  LINE("kc cached bool", cudnnBackendSetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED, CUDNN_TYPE_BOOLEAN, 1, &b));
+  LINE("kc cached desc", cudnnBackendSetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg));
+  LINE("kc graph int64", cudnnBackendSetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH, CUDNN_TYPE_INT64, 1, &n));
+  LINE("kc graph unfinalized", cudnnBackendSetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g));
+  LINE("kc json char", cudnnBackendSetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 3, json));
+  LINE("kc finalize", cudnnBackendFinalize(kc));
+  LINE("kc get json count", cudnnBackendGetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n, NULL));
+  printf("n%ld\n", (long)n);
+  LINE("kc attr other", cudnnBackendSetAttribute(kc, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &n));
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR, &kc);
+  LINE("kc2 finalize empty", cudnnBackendFinalize(kc));
+  LINE("kc2 get json", cudnnBackendGetAttribute(kc, CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n, NULL));
+  cudnnBackendCreateDescriptor(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &dp);
+  LINE("dp id int32", cudnnBackendSetAttribute(dp, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &id));
+  LINE("dp id count2", cudnnBackendSetAttribute(dp, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 2, &id));
+  LINE("dp handle int64", cudnnBackendSetAttribute(dp, CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_INT64, 1, &n));
+  LINE("dp json", cudnnBackendSetAttribute(dp, CUDNN_ATTR_DEVICEPROP_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 3, json));
+  LINE("dp get before finalize", cudnnBackendGetAttribute(dp, CUDNN_ATTR_DEVICEPROP_DEVICE_ID, CUDNN_TYPE_INT32, 1, &n, &id));
+  LINE("plan kc", 0);
+  { cudnnBackendDescriptor_t plan; cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan);
+    LINE("plan set kernel cache", cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &kc));
+    LINE("plan set deviceprop", cudnnBackendSetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dp));
+  }
+  { cudnnBackendDescriptor_t h; cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &h);
+    LINE("heur set deviceprop", cudnnBackendSetAttribute(h, CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dp)); }
+  { cudnnBackendDescriptor_t e; cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &e);
+    LINE("engine set deviceprop", cudnnBackendSetAttribute(e, CUDNN_ATTR_ENGINE_DEVICEPROP, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &dp)); }
+  }
+
 int main(void) {
   resamples();
   convolutions();
   tensors();
   types();
+  graph_ops();
+  v9_descriptors();
   return 0;
 }

@@ -1,0 +1,76 @@
+// cpu.signal: OPERATION_SIGNAL on the CPU (graph/op_signal.hpp). The flag is
+// a host int64 accessed atomically: SET copies x to y, then stores the value
+// with release ordering (y's writes are visible before the flag changes);
+// WAIT spins (yielding) until an acquire load of the flag equals the value,
+// then copies. y must be absent, x itself, or have x's type, dims and
+// strides (the pass-through is a byte copy of x's span).
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <variant>
+
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+Support check_signal(const graph::Graph &g) {
+  if (g.ops().size() != 1) return Support::no(cat("graph has ", g.ops().size(), " operations; this engine runs one"));
+  const auto *op = std::get_if<graph::SignalOp>(&g.ops().front());
+  if (op == nullptr) return Support::no("not a signal operation");
+  if (op->mode != CUDNN_SIGNAL_SET && op->mode != CUDNN_SIGNAL_WAIT)
+    return Support::no(cat("signal mode ", static_cast<int>(op->mode), " is not SET or WAIT"));
+  const graph::Tensor *flag = g.find_tensor(op->flag), *x = g.find_tensor(op->x);
+  if (flag == nullptr || flag->by_value || flag->dtype != CUDNN_DATA_INT64 || flag->element_count() != 1)
+    return Support::no("the signal needs a flag tensor of one INT64 in memory");
+  if (x == nullptr || x->by_value) return Support::no("the signal needs its pass-through tensor x in memory");
+  if (op->y != graph::kNoTensor && op->y != op->x) {
+    const graph::Tensor *y = g.find_tensor(op->y);
+    if (y == nullptr || y->by_value || y->dtype != x->dtype || y->dims != x->dims || y->strides != x->strides)
+      return Support::no("y must have x's type, dims and strides (a pass-through)");
+  }
+  return Support::yes();
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  using ExecutionPlan::ExecutionPlan;
+
+  void execute(const ExecContext &, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::SignalOp>(g.ops().front());
+    auto *flag = static_cast<int64_t *>(pack.get(op.flag));
+    check_not_null(flag, "the signal flag");
+    const auto pass_through = [&] {
+      if (op.y == graph::kNoTensor || op.y == op.x) return;
+      const graph::Tensor &x = g.tensor(op.x);
+      const void *src = pack.get(op.x);
+      void *dst = pack.get(op.y);
+      if (src != dst && x.element_count() > 0) std::memmove(dst, src, lanes_to_bytes(x.dtype, x.span()));
+    };
+    if (op.mode == CUDNN_SIGNAL_WAIT) {
+      while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != op.value) std::this_thread::yield();
+      pass_through();
+    } else {
+      pass_through();
+      __atomic_store_n(flag, op.value, __ATOMIC_RELEASE);
+    }
+  }
+};
+
+class CpuSignalEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.signal"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  Support supports(const graph::Graph &g) const override { return check_signal(g); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::CpuSignalEngine;
+FDNN_REGISTER_ENGINE(CpuSignalEngine)

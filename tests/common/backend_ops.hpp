@@ -1,0 +1,57 @@
+// Helpers for the backend API tests of reshape, concat, RNG, signal and the
+// batch-norm weight / finalize operations: tensor descriptors of any type,
+// strides and flags, and a heuristics query that only counts engines.
+#pragma once
+
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "common/backend_graph.hpp"
+
+namespace fdnn_test {
+
+inline std::unique_ptr<Desc> tensor_desc(int64_t uid, cudnnDataType_t dtype, const std::vector<int64_t> &dims,
+                                         const std::vector<int64_t> &strides, bool is_virtual = false,
+                                         bool by_value = false) {
+  auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  const int64_t align = dtype == CUDNN_DATA_DOUBLE || dtype == CUDNN_DATA_INT64 ? 8 : 4;
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, dtype), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64,
+                    dtype == CUDNN_DATA_INT8 || dtype == CUDNN_DATA_UINT8 || dtype == CUDNN_DATA_BOOLEAN ? int64_t{1}
+                    : dtype == CUDNN_DATA_HALF || dtype == CUDNN_DATA_BFLOAT16                            ? int64_t{2}
+                                                                                                          : align),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, is_virtual), CUDNN_STATUS_SUCCESS);
+  if (by_value) EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, true), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(t->finalize(), CUDNN_STATUS_SUCCESS);
+  return t;
+}
+
+// How many engine configs heuristics mode A offers for the graph of `ops`
+// (-1 when the graph does not finalize).
+inline int64_t engine_count(cudnnHandle_t handle, const std::vector<Desc *> &ops) {
+  Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  std::vector<cudnnBackendDescriptor_t> handles;
+  for (Desc *o : ops) handles.push_back(o->d);
+  EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
+  if (graph.finalize() != CUDNN_STATUS_SUCCESS) return -1;
+  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
+  int64_t count = -1;
+  EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                     nullptr),
+            CUDNN_STATUS_SUCCESS);
+  return count;
+}
+
+}  // namespace fdnn_test
