@@ -53,7 +53,9 @@ FDNN_HD inline T sigmoid(T x) {
 template <class T>
 FDNN_HD inline T relu_fwd(T x, const Params<T> &p) {
   if (x != x && !p.propagate_nan) return p.relu_lower_clip;  // max(NaN, lower) = lower
-  if (x < p.relu_lower_clip) return p.relu_lower_clip + p.relu_lower_clip_slope * (x - p.relu_lower_clip);
+  if (x < p.relu_lower_clip)  // slope 0: the clip itself, also for x = -inf (0 * -inf would be NaN)
+    return p.relu_lower_clip_slope == T(0) ? p.relu_lower_clip
+                                           : p.relu_lower_clip + p.relu_lower_clip_slope * (x - p.relu_lower_clip);
   if (x > p.relu_upper_clip) return p.relu_upper_clip;
   return x;  // NaN falls through: it propagates
 }

@@ -12,12 +12,12 @@
 //    separably along each spatial dimension; sum (x(q) - m(p))^2 over W(p)
 //    is B(x^2) - 2 m B(x) + B(1) m^2 (see graph/op_lrn.hpp for the formulas).
 // Blocks are spread over the thread pool. FLOAT, HALF and BFLOAT16 compute
-// in float, DOUBLE in double. S^-beta uses two square roots for the usual
-// beta = 0.75 (and one for 0.5), else pow.
+// in float, DOUBLE in double. S^-beta is exp(-beta log S) (vec_math.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -26,6 +26,7 @@
 #include "core/lrn_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/vec_math.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -52,28 +53,24 @@ void box_sum(const C *in, C *out, int64_t outer, int64_t len, int64_t inner, int
   }
 }
 
-// v^-beta for v > 0.
+// v^-beta for v > 0 (v >= k > 0 here). Float: exp(-beta log v) with the
+// branch-free vec_math functions, which vectorise (std::sqrt and std::pow
+// keep errno handling and stay scalar); beta = 1 is a division.
 template <class C>
 struct NegPow {
   C beta;
-  int kind;  // 0: general, 1: 0.75, 2: 0.5, 3: 1
-  explicit NegPow(double b) : beta(static_cast<C>(b)), kind(b == 0.75 ? 1 : b == 0.5 ? 2 : b == 1.0 ? 3 : 0) {}
+  bool one;
+  explicit NegPow(double b) : beta(static_cast<C>(b)), one(b == 1.0) {}
   void apply(const C *s, C *out, int64_t cnt) const {
-    switch (kind) {
-      case 1:
-        for (int64_t i = 0; i < cnt; ++i) {
-          const C r = std::sqrt(s[i]);
-          out[i] = C(1) / (r * std::sqrt(r));
-        }
-        break;
-      case 2:
-        for (int64_t i = 0; i < cnt; ++i) out[i] = C(1) / std::sqrt(s[i]);
-        break;
-      case 3:
+    const C nb = -beta;
+    if constexpr (std::is_same_v<C, float>) {
+      if (one) vm::for_each(cnt, [=](int64_t i) { out[i] = 1.0f / s[i]; });
+      else vm::for_each(cnt, [=](int64_t i) { out[i] = vm::exp(nb * vm::log(s[i])); });
+    } else {
+      if (one)
         for (int64_t i = 0; i < cnt; ++i) out[i] = C(1) / s[i];
-        break;
-      default:
-        for (int64_t i = 0; i < cnt; ++i) out[i] = std::pow(s[i], -beta);
+      else
+        for (int64_t i = 0; i < cnt; ++i) out[i] = std::pow(s[i], nb);
     }
   }
 };

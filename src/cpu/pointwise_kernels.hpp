@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #if defined(__F16C__) && defined(__AVX__)
@@ -23,6 +24,7 @@
 #include "core/pointwise_math.hpp"
 #include "cpu/convert_simd.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/vec_math.hpp"
 
 namespace fdnn::cpu {
 
@@ -105,6 +107,122 @@ void compute_kernel(int n, const C *a, const C *b, const C *c, C *out, C alpha1,
     for (int i = 0; i < n; ++i) out[i] = OpT::template apply<C>(alpha1 * a[i], alpha2 * b[i], c[i], params);
   }
 }
+
+// Float activations through vec_math.hpp: pw::Op's formulas call libm
+// (tanh, exp, expm1), which keeps the loops above scalar. Same formulas,
+// branch-free, so these loops vectorise; mode parameters that are constant
+// for the call are tested once, outside the loop.
+#define FDNN_FLOAT_KERNEL(MODE)                                                                        \
+  template <>                                                                                          \
+  inline void compute_kernel<pw::Op<MODE>, float>(int n, const float *a, const float *b, const float *c, \
+                                                  float *out, float alpha1, float alpha2,               \
+                                                  const pw::Params<float> &p)
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_EXP) {
+  vm::for_each(n, [=](int64_t i) { out[i] = vm::exp(alpha1 * a[i]); });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_LOG) {
+  vm::for_each(n, [=](int64_t i) { out[i] = vm::log(alpha1 * a[i]); });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_TANH_FWD) {
+  vm::for_each(n, [=](int64_t i) { out[i] = vm::tanh(alpha1 * a[i]); });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_SIGMOID_FWD) {
+  vm::for_each(n, [=](int64_t i) { out[i] = vm::sigmoid(alpha1 * a[i]); });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_ELU_FWD) {
+  const float ea = p.elu_alpha;
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    const float neg = ea * vm::expm1(x);
+    out[i] = x > 0.0f ? x : neg;
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_SWISH_FWD) {
+  const float sb = p.swish_beta;
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    out[i] = x * vm::sigmoid(sb * x);
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_GELU_APPROX_TANH_FWD) {
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    out[i] = 0.5f * x * (1.0f + vm::tanh(pw::gelu_tanh_inner(x)));
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_TANH_BWD) {
+  if (p.bwd_from_output) {  // a is y = tanh(x): plain arithmetic
+    vm::for_each(n, [=](int64_t i) {
+      const float t = alpha1 * a[i];
+      out[i] = alpha2 * b[i] * (1.0f - t * t);
+    });
+    return;
+  }
+  vm::for_each(n, [=](int64_t i) {
+    const float t = vm::tanh(alpha1 * a[i]);
+    out[i] = alpha2 * b[i] * (1.0f - t * t);
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_SIGMOID_BWD) {
+  if (p.bwd_from_output) {
+    vm::for_each(n, [=](int64_t i) {
+      const float s = alpha1 * a[i];
+      out[i] = alpha2 * b[i] * s * (1.0f - s);
+    });
+    return;
+  }
+  vm::for_each(n, [=](int64_t i) {
+    const float s = vm::sigmoid(alpha1 * a[i]);
+    out[i] = alpha2 * b[i] * s * (1.0f - s);
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_ELU_BWD) {
+  const float ea = p.elu_alpha;
+  if (p.bwd_from_output) {  // a holds y = alpha (e^x - 1) where x <= 0
+    vm::for_each(n, [=](int64_t i) {
+      const float y = alpha1 * a[i], dy = alpha2 * b[i];
+      const float neg = dy * (y + ea);
+      out[i] = y > 0.0f ? dy : neg;
+    });
+    return;
+  }
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i], dy = alpha2 * b[i];
+    const float neg = dy * ea * vm::exp(x);
+    out[i] = x > 0.0f ? dy : neg;
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_SWISH_BWD) {
+  const float sb = p.swish_beta;
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    const float s = vm::sigmoid(sb * x);
+    out[i] = alpha2 * b[i] * (s + sb * x * s * (1.0f - s));
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_RELU_FWD) {
+  const float lo = p.relu_lower_clip, hi = p.relu_upper_clip, slope = p.relu_lower_clip_slope;
+  // NaN: kept when propagated (it fails both comparisons), else the lower clip.
+  const float nan_lo = p.propagate_nan ? std::numeric_limits<float>::quiet_NaN() : lo;
+  const bool slope_zero = slope == 0.0f;
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    float r = x > hi ? hi : x;
+    const float below = slope_zero ? lo : lo + slope * (x - lo);  // slope 0: lo even for x = -inf
+    r = x < lo ? below : r;
+    out[i] = x == x ? r : (nan_lo == nan_lo ? nan_lo : x);
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_RELU_BWD) {
+  const float lo = p.relu_lower_clip, hi = p.relu_upper_clip, slope = p.relu_lower_clip_slope;
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i], dy = alpha2 * b[i];
+    float r = x >= hi ? 0.0f : dy;
+    r = x <= lo ? slope * dy : r;
+    out[i] = x != x ? x : r;
+  });
+}
+#undef FDNN_FLOAT_KERNEL
 
 template <class C>
 LoadFn<C> load_fn_for(cudnnDataType_t t) {

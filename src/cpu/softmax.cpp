@@ -1,9 +1,11 @@
 // cpu.softmax: the fast CPU softmax engine. Rows (the kept indices) are
-// spread over the thread pool; each row is gathered into a buffer of the
-// compute type (one load call per innermost reduced run, contiguous rows
-// with a single call), computed by the vectorised row kernels of
-// softmax_math.hpp and stored back with the pointwise store kernels (blend
-// with beta, conversion to the output type).
+// spread over the thread pool; a row that is one contiguous run of the
+// compute type is used where it lies, any other is gathered into a buffer
+// of the compute type (one load call per innermost reduced run). The
+// vectorised row kernels of softmax_math.hpp (online max and sum, AVX-512
+// where the CPU has it) write straight into y when y is such a row and
+// beta = 0, else into a buffer that the pointwise store kernels blend into
+// y (beta, conversion to the output type).
 #include <memory>
 #include <type_traits>
 #include <variant>
@@ -33,6 +35,11 @@ std::vector<int64_t> offsets(const std::vector<int64_t> &dims, const std::vector
     out.swap(next);
   }
   return out;
+}
+
+template <class C>
+constexpr cudnnDataType_t ctype() {
+  return std::is_same_v<C, float> ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
 }
 
 class Plan final : public ExecutionPlan {
@@ -83,19 +90,32 @@ class Plan final : public ExecutionPlan {
     const int64_t n = G_.row_len;
     const int nruns = static_cast<int>(run_off_[0].size());
 
+    // Rows that are contiguous runs of C values are used where they lie (no
+    // gather), and the result goes straight to y when y is such a row and
+    // beta = 0 (alpha folds into the kernels' last pass).
+    bool direct_in[2] = {false, false};
+    for (int j = 0; j < nin; ++j) direct_in[j] = nruns == 1 && run_stride_[j] == 1 && G_.dtype[j] == ctype<C>();
+    const bool direct_out = nruns == 1 && run_stride_[out] == 1 && G_.dtype[out] == ctype<C>() && beta == C(0);
     auto body = [&](int64_t lo, int64_t hi) {
       std::vector<C> buf(static_cast<size_t>(3 * n));
-      C *in[2] = {buf.data(), buf.data() + n};
-      C *res = buf.data() + 2 * n;
+      C *in_buf[2] = {buf.data(), buf.data() + n};
+      const C *in[2] = {in_buf[0], in_buf[1]};
       for (int64_t row = lo; row < hi; ++row) {
         for (int j = 0; j < nin; ++j) {
           const char *p = base[j] + row_offset(j, row) * es_[j];
+          if (direct_in[j]) {
+            in[j] = reinterpret_cast<const C *>(p + run_off_[j][0] * es_[j]);
+            continue;
+          }
           for (int k = 0; k < nruns; ++k)
-            load[j](p + run_off_[j][k] * es_[j], run_stride_[j], static_cast<int>(run_), in[j] + k * run_);
+            load[j](p + run_off_[j][k] * es_[j], run_stride_[j], static_cast<int>(run_), in_buf[j] + k * run_);
         }
-        if (op.backward) softmax::backward_row(op.algorithm, in[0], in[1], n, res);
-        else softmax::forward_row(op.algorithm, in[0], n, res);
         char *p = base[out] + row_offset(out, row) * es_[out];
+        C *res = direct_out ? reinterpret_cast<C *>(p + run_off_[out][0] * es_[out]) : buf.data() + 2 * n;
+        const C scale = direct_out ? alpha : C(1);
+        if (op.backward) softmax::backward_row(op.algorithm, in[0], in[1], n, res, scale);
+        else softmax::forward_row(op.algorithm, in[0], n, res, scale);
+        if (direct_out) continue;
         for (int k = 0; k < nruns; ++k)
           store(p + run_off_[out][k] * es_[out], run_stride_[out], static_cast<int>(run_), res + k * run_, alpha, beta);
       }
