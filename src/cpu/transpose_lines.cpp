@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu/cpu_features.hpp"
+
 #if defined(__x86_64__)
 // GCC 12's AVX-512 intrinsics start some shuffles from a deliberately
 // undefined register (_mm512_undefined_*), which -Wuninitialized reports
@@ -211,21 +213,10 @@ FDNN_AVX512 void transpose_blocks(const char *src, int64_t src_row, int64_t n0, 
   }
 }
 
-bool cpu_has_avx512() {
-  static const bool yes = [] {
-    const char *off = std::getenv("FREEDNN_CPU_NO_AVX512");
-    if (off != nullptr && off[0] != '\0' && off[0] != '0') return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl");
-  }();
-  return yes;
-}
-
 }  // namespace
 
 bool line_transpose_available(size_t elem_size) {
-  return (elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8) && cpu_has_avx512();
+  return (elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8) && avx512_usable();
 }
 
 void line_transpose(size_t elem_size, const char *src, int64_t src_row, int64_t n0, int64_t n1, char *dst,

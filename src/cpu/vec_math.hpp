@@ -24,6 +24,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/cpu_features.hpp"
+
 #define FDNN_VM_INLINE inline __attribute__((always_inline))
 #define FDNN_VM_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=512")))
 
@@ -31,14 +33,7 @@ namespace fdnn::cpu::vm {
 
 // ---- Runtime ISA dispatch --------------------------------------------------------
 
-inline bool has_avx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
-  }();
-  return yes;
-}
+inline bool has_avx512() { return avx512_usable(); }
 
 // body(i) for i in [0, n): the body is inlined into each copy, so its loop
 // vectorises at the copy's width. Bodies capture by value ([=]): the local

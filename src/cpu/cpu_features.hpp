@@ -1,0 +1,23 @@
+// Which optional x86 vector extensions the CPU kernels may use, decided once
+// per process. The library is built for x86-64-v3 (AVX2, FMA, F16C); kernels
+// with AVX-512 copies (target attributes) take them only when this says so.
+// FREEDNN_CPU_NO_AVX512=1 keeps them on their AVX2 paths, so that tests cover
+// both on an AVX-512 machine.
+#pragma once
+
+#include <cstdlib>
+
+namespace fdnn::cpu {
+
+inline bool avx512_usable() {
+  static const bool yes = [] {
+    const char *off = std::getenv("FREEDNN_CPU_NO_AVX512");
+    if (off != nullptr && off[0] != '\0' && off[0] != '0') return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  }();
+  return yes;
+}
+
+}  // namespace fdnn::cpu
