@@ -1,0 +1,184 @@
+// --op=sdpa: scaled dot-product attention forward through the backend API, as
+// the composite graph cudnn-frontend builds (tests/common/backend_sdpa.hpp):
+// O = softmax(scale Q K^T [+ causal mask]) V for Q, K, V, O of dims
+// BxHxSxD (BHSD memory order). --alg picks the mask and the engine:
+//   plain, causal               the first engine heuristics mode A offers
+//                               (on the CPU: the fused flash-attention engine)
+//   plain-opbyop, causal-opbyop the first engine of mode FALLBACK (the
+//                               op-by-op engine, scores materialised)
+// FLOPs: 4 b h s^2 d (the two matmuls), halved for the causal mask.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "common/backend_sdpa.hpp"
+#include "default_set.hpp"
+#include "dtype.hpp"
+#include "op.hpp"
+
+namespace bench {
+namespace {
+
+struct SdpaAlg {
+  bool causal = false;
+  bool opbyop = false;
+};
+
+SdpaAlg sdpa_alg(const std::string &name) {
+  if (name.empty() || name == "plain") return {false, false};
+  if (name == "causal") return {true, false};
+  if (name == "plain-opbyop") return {false, true};
+  if (name == "causal-opbyop") return {true, true};
+  throw std::invalid_argument("unknown sdpa --alg '" + name + "' (plain, causal, plain-opbyop, causal-opbyop)");
+}
+
+class SdpaRun : public OpRun {
+ public:
+  SdpaRun(cudnnHandle_t handle, const Problem &p) : handle_(handle), alg_(sdpa_alg(p.knobs.alg)) {
+    const Dims &s = p.shapes[0];
+    c_.b = s[0], c_.h = s[1], c_.h_kv = s[1], c_.s_q = s[2], c_.s_kv = s[2], c_.d = s[3], c_.d_v = s[3];
+    c_.io_type = to_cudnn_dtype(p.knobs.dt);
+    c_.scale = 1.0 / std::sqrt(static_cast<double>(c_.d));
+    c_.causal = alg_.causal;
+    graph_ = fdnn_test::build_sdpa_graph(c_);
+
+    op_graph_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<cudnnBackendDescriptor_t> ops;
+    for (fdnn_test::Desc *o : graph_.ops) ops.push_back(o->d);
+    check_status(op_graph_->set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle_), "set graph handle");
+    check_status(op_graph_->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ops), "set graph ops");
+    check_status(op_graph_->finalize(), "finalize operation graph");
+    heur_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    check_status(heur_->set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, op_graph_->d),
+                 "set heuristics graph");
+    check_status(heur_->set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE,
+                             alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A),
+                 "set heuristics mode");
+    check_status(heur_->finalize(), "finalize heuristics");
+    cfg_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    int64_t got = 0;
+    check_status(cudnnBackendGetAttribute(heur_->d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                          &got, &cfg_->d),
+                 "heuristics results");
+    if (got < 1) throw ApiError(CUDNN_STATUS_NOT_SUPPORTED, "no engine runs this SDPA graph");
+    plan_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    check_status(plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle_), "set plan handle");
+    check_status(plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg_->d),
+                 "set plan config");
+    check_status(plan_->finalize(), "finalize plan");
+    int64_t ws = 0;
+    check_status(cudnnBackendGetAttribute(plan_->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                          &got, &ws),
+                 "plan workspace size");
+    workspace_ = fdnn_test::Buffer(static_cast<size_t>(std::max<int64_t>(ws, 1)));
+  }
+
+  void fill(uint64_t seed) override {
+    fdnn_test::Rng rng(seed);
+    data_ = fdnn_test::make_sdpa_data(c_, rng);
+    q_ = fdnn_test::upload(data_.q), k_ = fdnn_test::upload(data_.k), v_ = fdnn_test::upload(data_.v);
+    o_ = fdnn_test::upload(data_.o);
+    std::vector<int64_t> uids = {fdnn_test::kSdpaQ, fdnn_test::kSdpaK, fdnn_test::kSdpaV, fdnn_test::kSdpaO};
+    std::vector<void *> ptrs = {q_.get(), k_.get(), v_.get(), o_.get()};
+    for (auto &val : graph_.values) {
+      uids.push_back(val.uid);
+      ptrs.push_back(val.bytes);
+    }
+    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
+    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, workspace_.get()),
+                 "set pack workspace");
+    check_status(pack_->finalize(), "finalize variant pack");
+  }
+
+  void execute() override { check_status(cudnnBackendExecute(handle_, plan_->d, pack_->d), "cudnnBackendExecute"); }
+
+  // Every 128th query row (and row 0) of every head against the float64
+  // attention: the full reference would take minutes at s = 1024.
+  CheckResult check() override {
+    constexpr int64_t kRowStep = 128;
+    fdnn_test::download(o_, data_.o);
+    const fdnn_test::SdpaExpect want = fdnn_test::sdpa_reference(c_, data_, kRowStep);
+    const std::vector<double> got = data_.o.values();
+    CheckResult r;
+    r.passed = true;
+    int64_t bad = 0;
+    for (int64_t row = 0; row < c_.b * c_.h * c_.s_q; ++row) {
+      const int64_t i = row % c_.s_q;
+      if (i != 0 && i % kRowStep != kRowStep - 1) continue;
+      for (int64_t e = 0; e < c_.d_v; ++e) {
+        const size_t k = static_cast<size_t>(row * c_.d_v + e);
+        const fdnn_test::Expect &w = want.o[k];
+        const double tol = w.tolerance + std::fabs(w.value) * fdnn_test::unit_roundoff(c_.io_type);
+        const double err = std::fabs(got[k] - w.value);
+        r.max_error = std::max(r.max_error, tol > 0 ? err / tol : err);
+        if (!(err <= tol)) {
+          if (bad++ < 3) {
+            std::ostringstream os;
+            os << (r.detail.empty() ? "" : "; ") << "O[row " << row << ", " << e << "] = " << got[k] << ", want "
+               << w.value << " +- " << tol;
+            r.detail += os.str();
+          }
+          r.passed = false;
+        }
+      }
+    }
+    return r;
+  }
+
+  double bytes_moved() const override {
+    return static_cast<double>(data_.q.bytes.size() + data_.k.bytes.size() + data_.v.bytes.size() +
+                               data_.o.bytes.size());
+  }
+  double flops() const override {
+    const double f = 4.0 * c_.b * c_.h * static_cast<double>(c_.s_q) * c_.s_kv * c_.d;
+    return alg_.causal ? f / 2 : f;
+  }
+
+ private:
+  cudnnHandle_t handle_;
+  SdpaAlg alg_;
+  fdnn_test::SdpaConfig c_;
+  fdnn_test::SdpaGraph graph_;
+  std::unique_ptr<fdnn_test::Desc> op_graph_, heur_, cfg_, plan_, pack_;
+  fdnn_test::Buffer workspace_, q_, k_, v_, o_;
+  fdnn_test::SdpaData data_;
+};
+
+class SdpaFamily : public OpFamily {
+ public:
+  const char *name() const override { return "sdpa"; }
+  const char *help() const override {
+    return "  sdpa       attention forward graph (backend API): shape BxHxSxD (Q, K, V, O; BHSD);\n"
+           "             --alg=plain|causal (fused engine) or plain-opbyop|causal-opbyop (op by op);\n"
+           "             --dt=f32|f16|bf16 for Q, K, V, O (float compute)\n";
+  }
+  void validate(const Problem &p) const override {
+    sdpa_alg(p.knobs.alg);
+    if (p.shapes.size() != 1 || p.shapes[0].size() != 4) throw std::invalid_argument("sdpa takes one shape BxHxSxD");
+    for (int64_t d : p.shapes[0])
+      if (d < 1) throw std::invalid_argument("sdpa extents must be positive");
+    const std::string &dt = p.knobs.dt;
+    if (dt != "f32" && dt != "f16" && dt != "bf16") throw std::invalid_argument("sdpa --dt is f32, f16 or bf16");
+  }
+  std::string knobs_text(const Problem &p) const override {
+    return "--alg=" + (p.knobs.alg.empty() ? std::string("plain") : p.knobs.alg) + " --dt=" + p.knobs.dt;
+  }
+  std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
+    return std::make_unique<SdpaRun>(handle, p);
+  }
+};
+
+BENCH_REGISTER_OP(SdpaFamily)
+
+BENCH_DEFAULT_PROBLEMS(sdpa, 95, {
+    "--reset --name=sdpa.fused.f32 --op=sdpa --alg=plain --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa.opbyop.f32 --op=sdpa --alg=plain-opbyop --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa.causal.fused.f32 --op=sdpa --alg=causal --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa.causal.opbyop.f32 --op=sdpa --alg=causal-opbyop --dt=f32 1x8x1024x64",
+})
+
+}  // namespace
+}  // namespace bench

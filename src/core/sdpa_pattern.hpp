@@ -1,0 +1,78 @@
+// Recognises a scaled dot-product attention forward graph (the composite form
+// cudnn-frontend lowers its sdpa node to) and describes it for fused engines:
+//
+//   S0 = MATMUL(Q, K^T)                        Q [.., s_q, d], K^T [.., d, s_kv]
+//   S1..Sn = score steps: pointwise ops with the running score as one operand
+//            and a side expression as the other (scale, bias, ALiBi, masks
+//            through BINARY_SELECT with a fill value)
+//   m = REDUCTION MAX(Sn) [.., s_q, 1];  e = EXP(SUB(Sn, m));
+//   l = REDUCTION ADD(e);  P = DIV(e, l);  [stats = ADD(m, LOG(l))]
+//   O = MATMUL(P, V)                           V [.., s_kv, d_v], O [.., s_q, d_v]
+//
+// Side expressions are small DAGs of GEN_INDEX (row / column of the score),
+// by-value scalars, caller tensors that broadcast to the score (bias, seq_len,
+// ALiBi slopes, a scale tensor) and element-wise arithmetic, comparison and
+// logic on them. Everything between the matmuls must be virtual; the matcher
+// says why not when the graph is anything else.
+#pragma once
+
+#include <cudnn_graph.h>
+
+#include <string>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "graph/graph.hpp"
+
+namespace fdnn {
+
+// A node of a side expression, evaluated per score element (batch, i, j).
+struct SdpaSideNode {
+  enum class Kind { row, col, constant, tensor, unary, binary };
+  Kind kind = Kind::constant;
+  cudnnPointwiseMode_t mode = CUDNN_POINTWISE_IDENTITY;  // unary / binary
+  int a = -1, b = -1;                                     // operand nodes
+  double alpha1 = 1, alpha2 = 1;
+  graph::Uid uid = graph::kNoTensor;  // tensor / constant (by-value) source
+  // Type of the node's tensor: results are rounded to it (INT32 rounds,
+  // BOOLEAN becomes 0/1, FLOAT rounds to float).
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+};
+
+// One step of the score chain: score' = f(score, side).
+struct SdpaScoreStep {
+  cudnnPointwiseMode_t mode = CUDNN_POINTWISE_IDENTITY;
+  bool score_is_x = true;     // the score is the op's x (else its b)
+  int side = -1;              // binary modes: the other operand's node
+  int cond = -1;              // BINARY_SELECT: the condition node
+  double alpha_score = 1, alpha_side = 1;
+  graph::Uid y = graph::kNoTensor;
+};
+
+// Mask families the steps were recognised as (for messages and the bench).
+struct SdpaFeatures {
+  bool scale = false, bias = false, alibi = false, causal = false, padding = false, window = false;
+  std::string to_string() const;
+};
+
+struct SdpaPattern {
+  graph::Uid q = graph::kNoTensor, kt = graph::kNoTensor, v = graph::kNoTensor, o = graph::kNoTensor;
+  graph::Uid stats = graph::kNoTensor;  // kNoTensor when the graph has no stats output
+  int rank = 0;                          // of Q, K^T, V, O and the score
+  int64_t s_q = 0, s_kv = 0, d = 0, d_v = 0;
+  std::vector<int64_t> batch_dims;       // the score's leading dims
+  std::vector<SdpaSideNode> nodes;
+  std::vector<SdpaScoreStep> steps;
+  // The trailing steps that are BINARY_SELECTs of a by-value fill: a score
+  // element is "masked" when one of their conditions rejects it; fused
+  // engines may skip blocks where every element is masked when every such
+  // fill is at most -1e30 (exp(fill - max) is then 0 unless the whole row is
+  // masked, which engines detect and recompute).
+  size_t first_trailing_select = 0;
+  SdpaFeatures features;
+};
+
+// Matches g; on success fills *out. The reason says what did not match.
+Support match_sdpa(const graph::Graph &g, SdpaPattern *out);
+
+}  // namespace fdnn

@@ -1,0 +1,669 @@
+// cpu.fusion.sdpa: scaled dot-product attention forward graphs
+// (core/sdpa_pattern.hpp) computed flash-attention style. Per (batch, block
+// of query rows), key blocks are visited in order: S = Q K^T for the block
+// (register-tiled loops), the score steps (scale, bias, ALiBi, masks) applied row by row from
+// their side expressions, then an online softmax (running max and sum per
+// row) accumulates P V into a small float accumulator. The s_q x s_kv scores
+// never exist in memory; tasks run on the thread pool.
+//
+// Masked blocks: when the trailing steps are selects of very negative fills
+// (-inf, lowest float), a block whose every element is masked is skipped (a
+// causal mask halves the work). Its elements would have added exp(fill - max)
+// = 0 unless a whole row is masked; such rows (max within ~100 of the fill)
+// are recomputed without skipping, so the result is the graph's in every case.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/numeric.hpp"
+#include "core/pointwise_math.hpp"
+#include "core/sdpa_pattern.hpp"
+#include "core/thread_pool.hpp"
+#include "cpu/dtype_io.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+constexpr int64_t kRowBlock = 64;   // query rows per task
+constexpr int64_t kColBlock = 128;  // keys per step of the online softmax
+
+// exp for float, branch-free so that row loops vectorise: 2^n times a
+// degree-7 polynomial on |r| <= ln2/2 (about 2 ulp). Below -87 the result
+// (under 1.7e-38) is flushed to 0, so exp(-inf) = 0 as the graph's EXP gives;
+// NaN stays NaN.
+inline float exp_flush(float x) {
+  const bool tiny = x < -87.0f;
+  float c = x < -87.0f ? -87.0f : x;
+  c = c > 88.7f ? 88.7f : c;
+  const float n = (c * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const float r = (c - n * 0.693145751953125f) - n * 1.428606765330187e-6f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float out = p * scale;
+  return tiny ? 0.0f : out;
+}
+
+// C[M x N] = A[M x K] B[K x N] (+ C when accumulate), row-major float with B's
+// rows contiguous. Register tiles of R rows x W columns in GCC vector types
+// (6 x 16: twelve AVX2 accumulators, two B vectors and a broadcast); the
+// attention blocks are small (64 x 128 x 64), where this beats a BLAS call's
+// packing and dispatch.
+typedef float Vec8 __attribute__((vector_size(32)));
+
+inline Vec8 load8(const float *p) {
+  Vec8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store8(float *p, Vec8 v) { std::memcpy(p, &v, sizeof v); }
+
+template <int R, int V>
+inline void gemm_tile(int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc,
+                      bool accumulate) {
+  Vec8 c[R][V];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) c[r][v] = accumulate ? load8(C + r * ldc + 8 * v) : Vec8{};
+  for (int64_t k = 0; k < K; ++k) {
+    Vec8 b[V];
+    for (int v = 0; v < V; ++v) b[v] = load8(B + k * ldb + 8 * v);
+    for (int r = 0; r < R; ++r) {
+      const float a = A[r * lda + k];
+      for (int v = 0; v < V; ++v) c[r][v] += a * b[v];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < V; ++v) store8(C + r * ldc + 8 * v, c[r][v]);
+}
+
+// Columns beyond the last multiple of 8: plain loops.
+template <int R>
+inline void gemm_cols(int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+                      int64_t ldc, bool accumulate) {
+  for (int r = 0; r < R; ++r)
+    for (int64_t j = 0; j < N; ++j) {
+      float s = accumulate ? C[r * ldc + j] : 0.0f;
+      for (int64_t k = 0; k < K; ++k) s += A[r * lda + k] * B[k * ldb + j];
+      C[r * ldc + j] = s;
+    }
+}
+
+template <int R>
+void gemm_rows(int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc,
+               bool accumulate) {
+  int64_t j = 0;
+  for (; j + 16 <= N; j += 16) gemm_tile<R, 2>(K, A, lda, B + j, ldb, C + j, ldc, accumulate);
+  for (; j + 8 <= N; j += 8) gemm_tile<R, 1>(K, A, lda, B + j, ldb, C + j, ldc, accumulate);
+  if (j < N) gemm_cols<R>(N - j, K, A, lda, B + j, ldb, C + j, ldc, accumulate);
+}
+
+void block_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+                int64_t ldc, bool accumulate) {
+  int64_t i = 0;
+  for (; i + 6 <= M; i += 6) gemm_rows<6>(N, K, A + i * lda, lda, B, ldb, C + i * ldc, ldc, accumulate);
+  const float *a = A + i * lda;
+  float *c = C + i * ldc;
+  switch (M - i) {
+    case 5: gemm_rows<5>(N, K, a, lda, B, ldb, c, ldc, accumulate); break;
+    case 4: gemm_rows<4>(N, K, a, lda, B, ldb, c, ldc, accumulate); break;
+    case 3: gemm_rows<3>(N, K, a, lda, B, ldb, c, ldc, accumulate); break;
+    case 2: gemm_rows<2>(N, K, a, lda, B, ldb, c, ldc, accumulate); break;
+    case 1: gemm_rows<1>(N, K, a, lda, B, ldb, c, ldc, accumulate); break;
+    default: break;
+  }
+}
+
+// Largest element of a[0..n) ignoring NaN (-inf when empty), in eight lanes
+// so that the loop vectorises.
+inline float row_max(const float *a, int64_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  float lane[8] = {kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    for (int k = 0; k < 8; ++k) lane[k] = a[t + k] > lane[k] ? a[t + k] : lane[k];
+  float m = kNegInf;
+  for (; t < n; ++t) m = a[t] > m ? a[t] : m;
+  for (float v : lane) m = v > m ? v : m;
+  return m;
+}
+
+// Element offsets of a tensor for each batch index of the scores (row-major
+// over the score's leading dims), with extent-1 dims broadcasting and extents
+// that divide the score's grouping consecutive score indices (K/V heads of
+// grouped-query attention).
+std::vector<int64_t> batch_offsets(const graph::Tensor &t, const std::vector<int64_t> &batch_dims) {
+  int64_t count = 1;
+  for (int64_t d : batch_dims) count *= d;
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  const int nb = static_cast<int>(batch_dims.size());
+  for (int64_t bi = 0; bi < count; ++bi) {
+    int64_t rest = bi, off = 0;
+    for (int i = nb - 1; i >= 0; --i) {
+      const int64_t idx = rest % batch_dims[i];
+      rest /= batch_dims[i];
+      if (!t.by_value && t.dims[i] != 1) off += idx / (batch_dims[i] / t.dims[i]) * t.strides[i];
+    }
+    out[static_cast<size_t>(bi)] = off;
+  }
+  return out;
+}
+
+// A matrix of a tensor: per-batch offsets, row and column strides.
+struct MatrixView {
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+  std::vector<int64_t> offsets;
+  int64_t rs = 0, cs = 0;
+};
+
+MatrixView view(const graph::Tensor &t, const std::vector<int64_t> &batch_dims, bool transposed) {
+  const int r = t.rank();
+  MatrixView v;
+  v.dtype = t.dtype;
+  v.offsets = batch_offsets(t, batch_dims);
+  v.rs = t.dims[r - 2] == 1 ? 0 : t.strides[r - 2];
+  v.cs = t.dims[r - 1] == 1 ? 0 : t.strides[r - 1];
+  if (transposed) std::swap(v.rs, v.cs);
+  return v;
+}
+
+// Copies rows [r0, r0 + rows) x cols [0, cols) of a matrix into packed float.
+void load_rows(const MatrixView &m, const void *base, int64_t bi, int64_t r0, int64_t rows, int64_t cols, float *out) {
+  const bool ok = visit_fast_type(m.dtype, [&](auto s) {
+    using S = decltype(s);
+    using Elem = typename S::type;
+    const Elem *p = static_cast<const Elem *>(base) + m.offsets[static_cast<size_t>(bi)];
+    for (int64_t r = 0; r < rows; ++r) {
+      const Elem *row = p + (r0 + r) * m.rs;
+      float *o = out + r * cols;
+      if (m.cs == 1)
+        for (int64_t c = 0; c < cols; ++c) o[c] = S::to_float(row[c]);
+      else
+        for (int64_t c = 0; c < cols; ++c) o[c] = S::to_float(row[c * m.cs]);
+    }
+  });
+  if (!ok) fail(CUDNN_STATUS_INTERNAL_ERROR, "cpu.fusion.sdpa: unexpected data type");
+}
+
+// The by-value and tensor inputs of side expressions at execution time.
+struct SideInputs {
+  std::vector<float> constant;              // per node (constant kind)
+  std::vector<const void *> data;           // per node (tensor kind)
+  std::vector<MatrixView> views;            // per node (tensor kind)
+};
+
+float round_to_node(const SdpaSideNode &n, float v) {
+  switch (n.dtype) {
+    case CUDNN_DATA_INT32: return static_cast<float>(num::saturate_round<int32_t>(v));
+    case CUDNN_DATA_BOOLEAN: return v != 0.0f ? 1.0f : 0.0f;
+    default: return v;
+  }
+}
+
+// A float buffer that is not zero-filled: the per-task buffers are large
+// (side nodes of a whole block) and every use writes before it reads.
+struct UninitFloats {
+  std::unique_ptr<float[]> p;
+  void resize(size_t n) { p.reset(new float[n]); }
+  float *data() { return p.get(); }
+  const float *data() const { return p.get(); }
+};
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g, SdpaPattern p) : ExecutionPlan(e), p_(std::move(p)) {
+    q_ = view(g.tensor(p_.q), p_.batch_dims, false);
+    k_ = view(g.tensor(p_.kt), p_.batch_dims, true);
+    v_ = view(g.tensor(p_.v), p_.batch_dims, false);
+    o_ = view(g.tensor(p_.o), p_.batch_dims, false);
+    if (p_.stats != graph::kNoTensor) stats_ = view(g.tensor(p_.stats), p_.batch_dims, false);
+    batches_ = 1;
+    for (int64_t d : p_.batch_dims) batches_ *= d;
+    // Distinct K and V matrices (heads shared by grouped queries count once).
+    auto slots = [&](const MatrixView &m, std::vector<int64_t> *slot, std::vector<int64_t> *rep) {
+      std::map<int64_t, int64_t> seen;
+      for (int64_t bi = 0; bi < batches_; ++bi) {
+        auto it = seen.emplace(m.offsets[static_cast<size_t>(bi)], static_cast<int64_t>(seen.size())).first;
+        if (it->second == static_cast<int64_t>(rep->size())) rep->push_back(bi);
+        slot->push_back(it->second);
+      }
+    };
+    slots(k_, &k_slot_, &k_rep_);
+    slots(v_, &v_slot_, &v_rep_);
+    v_direct_ = v_.dtype == CUDNN_DATA_FLOAT && v_.cs == 1 && v_.rs >= p_.d_v;
+    // The side nodes the steps before the trailing selects need, and those
+    // the trailing selects need (a block that is wholly kept skips the latter).
+    pre_nodes_.assign(p_.nodes.size(), 0);
+    trail_nodes_.assign(p_.nodes.size(), 0);
+    for (size_t i = 0; i < p_.steps.size(); ++i) {
+      std::vector<char> &marks = i < p_.first_trailing_select ? pre_nodes_ : trail_nodes_;
+      mark(p_.steps[i].side, marks);
+      mark(p_.steps[i].cond, marks);
+    }
+  }
+
+  void mark(int node, std::vector<char> &marks) const {
+    if (node < 0 || marks[static_cast<size_t>(node)]) return;
+    marks[static_cast<size_t>(node)] = 1;
+    mark(p_.nodes[static_cast<size_t>(node)].a, marks);
+    mark(p_.nodes[static_cast<size_t>(node)].b, marks);
+  }
+
+  // K^T of every distinct K as [d x s_kv] float, and V as [s_kv x d_v] float
+  // unless it is float with unit column stride already: staging the library
+  // keeps in its own scratch (cuDNN reads any layout in place).
+  size_t scratch_size() const override { return scratch_floats() * sizeof(float); }
+
+  size_t scratch_floats() const {
+    return static_cast<size_t>(k_rep_.size() * p_.s_kv * p_.d + (v_direct_ ? 0 : v_rep_.size() * p_.s_kv * p_.d_v));
+  }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    Run run{*this, g, pack};
+    std::vector<float> own;
+    float *kv = static_cast<float *>(pack.scratch);
+    if (kv == nullptr || pack.scratch_size < scratch_floats() * sizeof(float)) {
+      own.resize(scratch_floats());
+      kv = own.data();
+    }
+    run.kt_all = kv;
+    run.v_all = v_direct_ ? nullptr : kv + k_rep_.size() * p_.s_kv * p_.d;
+    const int64_t nk = static_cast<int64_t>(k_rep_.size()), nv = v_direct_ ? 0 : static_cast<int64_t>(v_rep_.size());
+    auto stage = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (i < nk) {
+          float *kt = run.kt_all + i * p_.s_kv * p_.d;
+          visit_fast_type(k_.dtype, [&](auto st) {
+            using S = decltype(st);
+            const auto *k = static_cast<const typename S::type *>(run.k) + k_.offsets[static_cast<size_t>(k_rep_[i])];
+            for (int64_t j = 0; j < p_.s_kv; ++j)
+              for (int64_t e = 0; e < p_.d; ++e) kt[e * p_.s_kv + j] = S::to_float(k[j * k_.rs + e * k_.cs]);
+          });
+        } else {
+          load_rows(v_, run.v, v_rep_[i - nk], 0, p_.s_kv, p_.d_v, run.v_all + (i - nk) * p_.s_kv * p_.d_v);
+        }
+      }
+    };
+    if (ctx.pool) ctx.pool->parallel_for(nk + nv, stage, nk + nv);
+    else stage(0, nk + nv);
+    const int64_t row_blocks = (p_.s_q + kRowBlock - 1) / kRowBlock;
+    const int64_t tasks = batches_ * row_blocks;
+    auto body = [&](int64_t begin, int64_t end) {
+      Worker w(run);
+      for (int64_t t = begin; t < end; ++t) w.task(t / row_blocks, (t % row_blocks) * kRowBlock);
+    };
+    if (ctx.pool) ctx.pool->parallel_for(tasks, body, tasks);
+    else body(0, tasks);
+  }
+
+ private:
+  // Per-execution inputs shared by the workers.
+  struct Run {
+    const Plan &plan;
+    const graph::Graph &g;
+    const VariantPack &pack;
+    const void *q, *k, *v;
+    void *o, *stats;
+    SideInputs side;
+    bool allow_skip = true;
+    float max_fill = -std::numeric_limits<float>::infinity();
+    float *kt_all = nullptr, *v_all = nullptr;  // staged K^T and V (Plan::scratch_size)
+
+    Run(const Plan &pl, const graph::Graph &gr, const VariantPack &pk) : plan(pl), g(gr), pack(pk) {
+      const SdpaPattern &p = plan.p_;
+      q = pack.get(p.q), k = pack.get(p.kt), v = pack.get(p.v), o = pack.get(p.o);
+      stats = p.stats != graph::kNoTensor ? pack.get(p.stats) : nullptr;
+      side.constant.assign(p.nodes.size(), 0.0f);
+      side.data.assign(p.nodes.size(), nullptr);
+      side.views.resize(p.nodes.size());
+      for (size_t i = 0; i < p.nodes.size(); ++i) {
+        const SdpaSideNode &n = p.nodes[i];
+        if (n.kind == SdpaSideNode::Kind::constant && n.uid != graph::kNoTensor)
+          side.constant[i] = round_to_node(n, static_cast<float>(g.tensor(n.uid).value));
+        if (n.kind == SdpaSideNode::Kind::tensor) {
+          side.data[i] = pack.get(n.uid);
+          side.views[i] = view(g.tensor(n.uid), p.batch_dims, false);
+        }
+      }
+      for (size_t s = p.first_trailing_select; s < p.steps.size(); ++s) {
+        const SdpaScoreStep &st = p.steps[s];
+        const float fill = static_cast<float>(st.alpha_side) * side.constant[static_cast<size_t>(st.side)];
+        max_fill = std::max(max_fill, fill);
+        if (!(fill <= -1e30f)) allow_skip = false;
+      }
+      if (p.first_trailing_select == p.steps.size()) allow_skip = false;
+    }
+  };
+
+  class Worker {
+   public:
+    explicit Worker(const Run &run) : run_(run), p_(run.plan.p_) {
+      const size_t br = static_cast<size_t>(kRowBlock), bc = static_cast<size_t>(kColBlock);
+      s_.resize(br * bc);
+      acc_.resize(br * static_cast<size_t>(p_.d_v));
+      m_.resize(br), l_.resize(br);
+      skipped_.resize(br);
+      nodes_.resize(p_.nodes.size() * br * bc);
+      alive_.resize(br * bc);
+      eval_mask_.resize(p_.nodes.size());
+      iota_.resize(bc);
+      for (size_t t = 0; t < bc; ++t) iota_[t] = static_cast<float>(t);
+      qbuf_.resize(br * static_cast<size_t>(p_.d));
+    }
+
+    // Rows [i0, i0 + kRowBlock) of score batch bi.
+    void task(int64_t bi, int64_t i0) {
+      const int64_t rows = std::min(kRowBlock, p_.s_q - i0);
+      load_kv(bi);
+      rows_pass(bi, i0, rows, run_.allow_skip);
+      // Rows that were fully masked and had blocks skipped: recompute alone.
+      for (int64_t r = 0; r < rows; ++r) {
+        if (!skipped_[static_cast<size_t>(r)] || std::isinf(run_.max_fill)) continue;
+        if (m_[static_cast<size_t>(r)] - run_.max_fill >= 110.0f) continue;
+        redo_row(bi, i0, r);
+      }
+      write(bi, i0, rows);
+    }
+
+   private:
+    void load_kv(int64_t bi) {
+      const Plan &pl = run_.plan;
+      const size_t b = static_cast<size_t>(bi);
+      kt_ptr_ = run_.kt_all + pl.k_slot_[b] * p_.s_kv * p_.d;
+      if (pl.v_direct_) {
+        v_ptr_ = static_cast<const float *>(run_.v) + pl.v_.offsets[b], v_ld_ = pl.v_.rs;
+      } else {
+        v_ptr_ = run_.v_all + pl.v_slot_[b] * p_.s_kv * p_.d_v, v_ld_ = p_.d_v;
+      }
+    }
+
+    // Online softmax over every key block for rows [i0 + r0, i0 + r0 + rows):
+    // leaves m_, l_, acc_ (rows relative to r0) and skipped_.
+    void rows_pass(int64_t bi, int64_t i0, int64_t rows, bool allow_skip) {
+      const Plan &pl = run_.plan;
+      const int64_t d = p_.d, dv = p_.d_v;
+      const float *q;
+      int64_t q_ld;
+      if (pl.q_.dtype == CUDNN_DATA_FLOAT && pl.q_.cs == 1 && (rows == 1 || pl.q_.rs >= d)) {
+        q = static_cast<const float *>(run_.q) + pl.q_.offsets[static_cast<size_t>(bi)] + i0 * pl.q_.rs;
+        q_ld = rows == 1 ? d : pl.q_.rs;
+      } else {
+        load_rows(pl.q_, run_.q, bi, i0, rows, d, qbuf_.data());
+        q = qbuf_.data(), q_ld = d;
+      }
+      std::fill(m_.begin(), m_.begin() + rows, -std::numeric_limits<float>::infinity());
+      std::fill(l_.begin(), l_.begin() + rows, 0.0f);
+      std::fill(acc_.begin(), acc_.begin() + rows * dv, 0.0f);
+      std::fill(skipped_.begin(), skipped_.begin() + rows, false);
+      for (int64_t j0 = 0; j0 < p_.s_kv; j0 += kColBlock) {
+        const int64_t n = std::min(kColBlock, p_.s_kv - j0);
+        const Block state = allow_skip ? block_state(bi, i0, rows, j0, n) : Block::mixed;
+        if (state == Block::masked) {
+          std::fill(skipped_.begin(), skipped_.begin() + rows, true);
+          continue;
+        }
+        // The side nodes the steps still need (block_state evaluated those
+        // of the trailing selects already).
+        const bool kept = state == Block::kept;
+        const Plan &pl = run_.plan;
+        for (size_t k = 0; k < p_.nodes.size(); ++k)
+          eval_mask_[k] = (kept ? pl.pre_nodes_[k] : 1) && !(allow_skip && pl.trail_nodes_[k]);
+        if (!p_.nodes.empty()) eval_nodes(bi, i0, rows, j0, n, eval_mask_);
+        float *s = s_.data();
+        block_gemm(rows, n, d, q, q_ld, kt_ptr_ + j0, p_.s_kv, s, n, false);
+        for (int64_t r = 0; r < rows; ++r) {
+          float *row = s + r * n;
+          apply_steps(r, n, row, kept);
+          softmax_update(r, row, n);
+        }
+        block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
+      }
+    }
+
+    void redo_row(int64_t bi, int64_t i0, int64_t r) {
+      // Save the block's state, recompute row r alone, put its result back.
+      const int64_t dv = p_.d_v;
+      std::vector<float> m = m_, l = l_, acc = acc_;
+      std::vector<char> sk = skipped_;
+      rows_pass(bi, i0 + r, 1, false);
+      m[static_cast<size_t>(r)] = m_[0], l[static_cast<size_t>(r)] = l_[0];
+      std::copy(acc_.begin(), acc_.begin() + dv, acc.begin() + r * dv);
+      m_.swap(m), l_.swap(l), acc_.swap(acc), skipped_.swap(sk);
+    }
+
+    // Whether the trailing selects reject every element of the block, keep
+    // every element, or some of each.
+    enum class Block { masked, kept, mixed };
+    Block block_state(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n) {
+      eval_nodes(bi, i0, rows, j0, n, run_.plan.trail_nodes_);
+      float *alive = alive_.data();
+      const int64_t count = rows * n;
+      std::fill(alive, alive + count, 1.0f);
+      for (size_t s = p_.first_trailing_select; s < p_.steps.size(); ++s) {
+        const SdpaScoreStep &st = p_.steps[s];
+        const float *cond = node(st.cond);
+        if (st.score_is_x)
+          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? alive[t] : 0.0f;
+        else
+          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? 0.0f : alive[t];
+      }
+      const bool any_kept = row_max(alive, count) > 0.0f;
+      for (int64_t t = 0; t < count; ++t) alive[t] = 1.0f - alive[t];
+      const bool any_masked = row_max(alive, count) > 0.0f;
+      if (any_kept && any_masked) return Block::mixed;
+      return any_kept ? Block::kept : Block::masked;
+    }
+
+    // Node i's values over the current block: rows x n, row-major.
+    const float *node(int i) const { return nodes_.data() + static_cast<size_t>(i) * kRowBlock * kColBlock; }
+    float *node(int i) { return nodes_.data() + static_cast<size_t>(i) * kRowBlock * kColBlock; }
+
+    // The side nodes marked in `only` over score rows [i0, i0 + rows) x
+    // columns [j0, j0 + n): one pass per node over the whole block.
+    void eval_nodes(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n, const std::vector<char> &only) {
+      const int64_t count = rows * n;
+      for (size_t k = 0; k < p_.nodes.size(); ++k) {
+        if (!only[k]) continue;
+        const SdpaSideNode &nd = p_.nodes[k];
+        float *out = node(static_cast<int>(k));
+        switch (nd.kind) {
+          case SdpaSideNode::Kind::row:
+            for (int64_t r = 0; r < rows; ++r) std::fill(out + r * n, out + (r + 1) * n, static_cast<float>(i0 + r));
+            break;
+          case SdpaSideNode::Kind::col:
+            // Column indices from a float iota: int64 -> float conversions
+            // do not vectorise (indices stay below 2^24, exact in float).
+            for (int64_t r = 0; r < rows; ++r) {
+              const float base = static_cast<float>(j0);
+              for (int64_t t = 0; t < n; ++t) out[r * n + t] = base + iota_[static_cast<size_t>(t)];
+            }
+            break;
+          case SdpaSideNode::Kind::constant: std::fill(out, out + count, run_.side.constant[k]); break;
+          case SdpaSideNode::Kind::tensor:
+            for (int64_t r = 0; r < rows; ++r) load_side(k, bi, i0 + r, j0, n, out + r * n);
+            break;
+          case SdpaSideNode::Kind::unary:
+          case SdpaSideNode::Kind::binary: {
+            const float *a = node(nd.a), *b = nd.b >= 0 ? node(nd.b) : a;
+            const float a1 = static_cast<float>(nd.alpha1), a2 = static_cast<float>(nd.alpha2);
+            pw::Params<float> prm;
+            pw::visit_mode(nd.mode, [&](auto op) {
+              using Op = decltype(op);
+              for (int64_t t = 0; t < count; ++t) out[t] = Op::template apply<float>(a1 * a[t], a2 * b[t], 0.0f, prm);
+            });
+            if (nd.dtype == CUDNN_DATA_INT32)
+              for (int64_t t = 0; t < count; ++t) out[t] = std::nearbyint(out[t]);
+            else if (nd.dtype == CUDNN_DATA_BOOLEAN)
+              for (int64_t t = 0; t < count; ++t) out[t] = out[t] != 0.0f ? 1.0f : 0.0f;
+            break;
+          }
+        }
+      }
+    }
+
+    void load_side(size_t k, int64_t bi, int64_t i, int64_t j0, int64_t n, float *out) const {
+      const MatrixView &m = run_.side.views[k];
+      const int64_t base = m.offsets[static_cast<size_t>(bi)] + i * m.rs + j0 * m.cs;
+      const bool ok = visit_fast_type(m.dtype, [&](auto s) {
+        using S = decltype(s);
+        const auto *p = static_cast<const typename S::type *>(run_.side.data[k]) + base;
+        for (int64_t t = 0; t < n; ++t) out[t] = S::to_float(p[t * m.cs]);
+      });
+      if (!ok)
+        for (int64_t t = 0; t < n; ++t)
+          out[t] = static_cast<float>(load_lane(m.dtype, run_.side.data[k], base + t * m.cs));
+    }
+
+    // The score steps on one row segment; `kept`: the trailing selects keep
+    // every element here, so only the steps before them run.
+    void apply_steps(int64_t r, int64_t n, float *s, bool kept) {
+      const size_t steps = kept ? p_.first_trailing_select : p_.steps.size();
+      for (size_t si = 0; si < steps; ++si) {
+        const SdpaScoreStep &st = p_.steps[si];
+        const float as = static_cast<float>(st.alpha_score), ad = static_cast<float>(st.alpha_side);
+        const float *side = st.side >= 0 ? node(st.side) + r * n : nullptr;
+        if (st.mode == CUDNN_POINTWISE_BINARY_SELECT) {
+          const float *cond = node(st.cond) + r * n;
+          if (st.score_is_x)
+            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? as * s[t] : ad * side[t];
+          else
+            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? ad * side[t] : as * s[t];
+          continue;
+        }
+        if (st.mode == CUDNN_POINTWISE_MUL && side) {
+          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) * (ad * side[t]);
+          continue;
+        }
+        if (st.mode == CUDNN_POINTWISE_ADD && side) {
+          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) + (ad * side[t]);
+          continue;
+        }
+        pw::Params<float> prm;
+        pw::visit_mode(st.mode, [&](auto op) {
+          using Op = decltype(op);
+          if (!side)
+            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], 0.0f, 0.0f, prm);
+          else if (st.score_is_x)
+            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], ad * side[t], 0.0f, prm);
+          else
+            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(ad * side[t], as * s[t], 0.0f, prm);
+        });
+      }
+    }
+
+    // One key block of row r: s becomes its softmax weights against the new
+    // running max; the running sum and the accumulator row are rescaled.
+    void softmax_update(int64_t r, float *s, int64_t n) {
+      const float mx = row_max(s, n);
+      const size_t ri = static_cast<size_t>(r);
+      const float m_new = std::max(m_[ri], mx);
+      if (m_new == -std::numeric_limits<float>::infinity()) {
+        // Everything so far is -inf: it adds exp(-inf - max) = 0 later, or
+        // the row ends all -inf and its result is NaN (written at the end).
+        std::fill(s, s + n, 0.0f);
+        return;
+      }
+      for (int64_t t = 0; t < n; ++t) s[t] = exp_flush(s[t] - m_new);
+      // Eight partial sums so that the loop vectorises.
+      float part[8] = {};
+      int64_t t = 0;
+      for (; t + 8 <= n; t += 8)
+        for (int k = 0; k < 8; ++k) part[k] += s[t + k];
+      float sum = 0;
+      for (; t < n; ++t) sum += s[t];
+      for (float v : part) sum += v;
+      const float corr = exp_flush(m_[ri] - m_new);
+      if (corr != 1.0f) {
+        float *a = acc_.data() + r * p_.d_v;
+        for (int64_t c = 0; c < p_.d_v; ++c) a[c] *= corr;
+      }
+      l_[ri] = l_[ri] * corr + sum;
+      m_[ri] = m_new;
+    }
+
+    void write(int64_t bi, int64_t i0, int64_t rows) const {
+      const Plan &pl = run_.plan;
+      const int64_t dv = p_.d_v;
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      visit_fast_type(pl.o_.dtype, [&](auto s) {
+        using S = decltype(s);
+        auto *o = static_cast<typename S::type *>(run_.o) + pl.o_.offsets[static_cast<size_t>(bi)];
+        for (int64_t r = 0; r < rows; ++r) {
+          const size_t ri = static_cast<size_t>(r);
+          const bool dead = m_[ri] == -std::numeric_limits<float>::infinity();
+          const float inv = dead ? nan : 1.0f / l_[ri];
+          const float *a = acc_.data() + r * dv;
+          auto *orow = o + (i0 + r) * pl.o_.rs;
+          for (int64_t c = 0; c < dv; ++c) orow[c * pl.o_.cs] = S::from_float(a[c] * inv);
+        }
+      });
+      if (run_.stats) {
+        float *st = static_cast<float *>(run_.stats) + pl.stats_.offsets[static_cast<size_t>(bi)];
+        for (int64_t r = 0; r < rows; ++r) {
+          const size_t ri = static_cast<size_t>(r);
+          const bool dead = m_[ri] == -std::numeric_limits<float>::infinity();
+          st[(i0 + r) * pl.stats_.rs] = dead ? nan : m_[ri] + std::log(l_[ri]);
+        }
+      }
+    }
+
+    const Run &run_;
+    const SdpaPattern &p_;
+    std::vector<float> acc_, m_, l_, iota_;
+    UninitFloats s_, nodes_, alive_, qbuf_;  // every element is written before it is read
+    std::vector<char> skipped_, eval_mask_;
+    const float *kt_ptr_ = nullptr, *v_ptr_ = nullptr;
+    int64_t v_ld_ = 0;
+  };
+
+  SdpaPattern p_;
+  MatrixView q_, k_, v_, o_, stats_;
+  int64_t batches_ = 1;
+  std::vector<int64_t> k_slot_, k_rep_, v_slot_, v_rep_;  // per score batch: staged matrix; per matrix: a batch
+  bool v_direct_ = false;
+  std::vector<char> pre_nodes_, trail_nodes_;
+};
+
+class FusedSdpaEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.fusion.sdpa"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  // Before the op-by-op engine (900), which runs the same graphs with the
+  // s_q x s_kv scores materialised.
+  int priority() const override { return 50; }
+  Support supports(const graph::Graph &g) const override {
+    SdpaPattern p;
+    Support s = match_sdpa(g, &p);
+    if (!s) return s;
+    for (const SdpaSideNode &n : p.nodes)
+      if (n.kind == SdpaSideNode::Kind::tensor && !is_fast_type(n.dtype) && n.dtype != CUDNN_DATA_BOOLEAN)
+        return Support::no(cat("mask or bias tensor ", n.uid, " has a data type this engine does not read"));
+    if (p.d <= 0 || p.d_v <= 0 || p.s_kv <= 0) return Support::no("empty attention");
+    return Support::yes();
+  }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    SdpaPattern p;
+    Support s = match_sdpa(g, &p);
+    if (!s) fail(CUDNN_STATUS_NOT_SUPPORTED, s.reason);
+    return std::make_unique<Plan>(*this, g, std::move(p));
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::FusedSdpaEngine;
+FDNN_REGISTER_ENGINE(FusedSdpaEngine)

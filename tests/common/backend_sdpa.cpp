@@ -1,0 +1,397 @@
+#include "common/backend_sdpa.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace fdnn_test {
+
+std::string SdpaConfig::name() const {
+  std::ostringstream os;
+  os << type_name(io_type) << " b" << b << " h" << h << "/" << h_kv << " s" << s_q << "x" << s_kv << " d" << d << "/"
+     << d_v << (bshd ? " bshd" : " bhsd") << (scale_by_value ? " scale=value" : " scale=tensor")
+     << (bias ? " bias" : "") << (alibi ? " alibi" : "") << (padding ? " padding" : "") << (causal ? " causal" : "")
+     << (window ? " window=" + std::to_string(window) : "") << (stats ? " stats" : "")
+     << (p_scale != 1.0 ? " p_scale" : "");
+  return os.str();
+}
+
+namespace {
+
+bool grouped_rank5(const SdpaConfig &c) { return c.h_kv != c.h && c.h_kv != 1; }
+
+// Strides of a [b, heads, s, e] tensor in BHSD or BSHD memory order, in the
+// rank-4 or the grouped rank-5 ([b, h_kv, g, s, e]) form.
+std::vector<int64_t> qkv_strides(const SdpaConfig &c, int64_t heads, int64_t s, int64_t e, bool rank5, int64_t g) {
+  int64_t sb, sh, ss;
+  if (c.bshd) {
+    sb = s * heads * e, sh = e, ss = heads * e;
+  } else {
+    sb = heads * s * e, sh = s * e, ss = e;
+  }
+  if (!rank5) return {sb, sh, ss, 1};
+  return {sb, g * sh, sh, ss, 1};
+}
+
+std::vector<int64_t> batch_dims(const SdpaConfig &c, bool kv) {
+  if (!grouped_rank5(c)) return {c.b, kv ? c.h_kv : c.h};
+  return {c.b, c.h_kv, kv ? 1 : c.h / c.h_kv};
+}
+
+std::vector<int64_t> with(std::vector<int64_t> v, std::initializer_list<int64_t> tail) {
+  v.insert(v.end(), tail);
+  return v;
+}
+
+std::vector<int64_t> ones(int rank) { return std::vector<int64_t>(static_cast<size_t>(rank), 1); }
+
+}  // namespace
+
+SdpaShapes sdpa_shapes(const SdpaConfig &c) {
+  SdpaShapes s;
+  const bool r5 = grouped_rank5(c);
+  const int64_t g = r5 ? c.h / c.h_kv : 1;
+  const std::vector<int64_t> qb = batch_dims(c, false), kb = batch_dims(c, true);
+  s.q_dims = with(qb, {c.s_q, c.d});
+  s.q_strides = qkv_strides(c, c.h, c.s_q, c.d, r5, g);
+  s.k_dims = with(kb, {c.s_kv, c.d});
+  s.k_strides = qkv_strides(c, c.h_kv, c.s_kv, c.d, r5, 1);
+  s.v_dims = with(kb, {c.s_kv, c.d_v});
+  s.v_strides = qkv_strides(c, c.h_kv, c.s_kv, c.d_v, r5, 1);
+  s.o_dims = with(qb, {c.s_q, c.d_v});
+  s.o_strides = qkv_strides(c, c.h, c.s_q, c.d_v, r5, g);
+  s.kt_dims = with(kb, {c.d, c.s_kv});
+  s.kt_strides = s.k_strides;
+  std::swap(s.kt_strides[s.kt_strides.size() - 1], s.kt_strides[s.kt_strides.size() - 2]);
+  s.score_dims = with(qb, {c.s_q, c.s_kv});
+  s.row_dims = with(qb, {c.s_q, 1});
+  std::vector<int64_t> hb = qb;
+  hb[0] = 1;
+  s.bias_dims = with(hb, {c.s_q, c.s_kv});
+  s.slopes_dims = with(hb, {1, 1});
+  s.seq_dims = ones(s.rank());
+  s.seq_dims[0] = c.b;
+  return s;
+}
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const SdpaConfig &c, SdpaGraph &g) : c_(c), g_(g), sh_(sdpa_shapes(c)) {}
+
+  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims) {
+    return keep(tensor_desc(uid, t, dims, packed(dims)));
+  }
+  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+    return keep(tensor_desc(uid, t, dims, strides));
+  }
+  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
+    return keep(tensor_desc(next_uid_++, t, dims, packed(dims), true));
+  }
+  Desc *by_value(int64_t uid, cudnnDataType_t t) {
+    return keep(tensor_desc(uid, t, ones(sh_.rank()), ones(sh_.rank()), false, true));
+  }
+  Desc *score() { return virt(CUDNN_DATA_FLOAT, sh_.score_dims); }
+
+  void matmul(Desc *a, Desc *b, Desc *c) {
+    auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
+    EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
+    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    g_.ops.push_back(op);
+  }
+
+  void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
+          cudnnDataType_t math = CUDNN_DATA_FLOAT) {
+    auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
+    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, math), CUDNN_STATUS_SUCCESS);
+    if (axis >= 0) EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, axis), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(p->finalize(), CUDNN_STATUS_SUCCESS);
+    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, p->d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
+    if (b) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
+    if (t) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, t->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    g_.ops.push_back(op);
+  }
+
+  void reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
+    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
+    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, mode), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
+    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    g_.ops.push_back(op);
+  }
+
+  // GEN_INDEX along the score's row (r - 2) or column (r - 1) axis.
+  Desc *index(Desc *of, bool column) {
+    Desc *y = virt(CUDNN_DATA_INT32, sh_.score_dims);
+    pw(CUDNN_POINTWISE_GEN_INDEX, of, nullptr, y, nullptr, sh_.rank() - (column ? 1 : 2), CUDNN_DATA_INT32);
+    return y;
+  }
+
+  Desc *select(Desc *s, Desc *keep_mask, int64_t fill_uid) {
+    Desc *fill = by_value(fill_uid, CUDNN_DATA_FLOAT);
+    Desc *out = score();
+    pw(CUDNN_POINTWISE_BINARY_SELECT, s, fill, out, keep_mask);
+    return out;
+  }
+
+  void build() {
+    const cudnnDataType_t io = c_.io_type;
+    Desc *q = real(kSdpaQ, io, sh_.q_dims, sh_.q_strides);
+    Desc *kt = real(kSdpaK, io, sh_.kt_dims, sh_.kt_strides);
+    Desc *v = real(kSdpaV, io, sh_.v_dims, sh_.v_strides);
+    Desc *o = real(kSdpaO, io, sh_.o_dims, sh_.o_strides);
+
+    Desc *s = score();
+    matmul(q, kt, s);
+    Desc *scale = c_.scale_by_value ? by_value(kSdpaScale, CUDNN_DATA_FLOAT)
+                                    : real(kSdpaScale, CUDNN_DATA_FLOAT, ones(sh_.rank()));
+    Desc *scaled = score();
+    pw(CUDNN_POINTWISE_MUL, s, scale, scaled);
+    s = scaled;
+    if (c_.bias) {
+      Desc *bias = real(kSdpaBias, CUDNN_DATA_FLOAT, sh_.bias_dims);
+      Desc *out = score();
+      pw(CUDNN_POINTWISE_ADD, s, bias, out);
+      s = out;
+    }
+    if (c_.alibi) {
+      Desc *row = index(s, false), *col = index(s, true);
+      Desc *diff = virt(CUDNN_DATA_INT32, sh_.score_dims);
+      pw(CUDNN_POINTWISE_SUB, col, row, diff, nullptr, -1, CUDNN_DATA_INT32);
+      Desc *slopes = real(kSdpaSlopes, CUDNN_DATA_FLOAT, sh_.slopes_dims);
+      Desc *alibi = score();
+      pw(CUDNN_POINTWISE_MUL, diff, slopes, alibi);
+      Desc *out = score();
+      pw(CUDNN_POINTWISE_ADD, s, alibi, out);
+      s = out;
+    }
+    if (c_.padding) {
+      Desc *row = index(s, false), *col = index(s, true);
+      Desc *seq_q = real(kSdpaSeqQ, CUDNN_DATA_INT32, sh_.seq_dims);
+      Desc *seq_kv = real(kSdpaSeqKv, CUDNN_DATA_INT32, sh_.seq_dims);
+      Desc *row_ok = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims), *col_ok = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
+      pw(CUDNN_POINTWISE_CMP_LT, row, seq_q, row_ok, nullptr, -1, CUDNN_DATA_INT32);
+      pw(CUDNN_POINTWISE_CMP_LT, col, seq_kv, col_ok, nullptr, -1, CUDNN_DATA_INT32);
+      Desc *both = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
+      pw(CUDNN_POINTWISE_LOGICAL_AND, row_ok, col_ok, both, nullptr, -1, CUDNN_DATA_BOOLEAN);
+      s = select(s, both, kPadFill);
+    }
+    if (c_.causal) {
+      Desc *row = index(s, false), *col = index(s, true);
+      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
+      pw(CUDNN_POINTWISE_CMP_GE, row, col, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
+      s = select(s, keep_mask, kCausalFill);
+    }
+    if (c_.window > 0) {
+      Desc *row = index(s, false), *col = index(s, true);
+      Desc *w = by_value(kWindow, CUDNN_DATA_INT32);
+      Desc *shifted = virt(CUDNN_DATA_INT32, sh_.score_dims);
+      pw(CUDNN_POINTWISE_ADD, col, w, shifted, nullptr, -1, CUDNN_DATA_INT32);
+      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
+      pw(CUDNN_POINTWISE_CMP_GT, shifted, row, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
+      s = select(s, keep_mask, kWindowFill);
+    }
+    // Softmax over the last dim, as separate operations.
+    Desc *max = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
+    reduce(CUDNN_REDUCE_TENSOR_MAX, s, max);
+    Desc *centered = score();
+    pw(CUDNN_POINTWISE_SUB, s, max, centered);
+    Desc *e = score();
+    pw(CUDNN_POINTWISE_EXP, centered, nullptr, e);
+    Desc *sum = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
+    reduce(CUDNN_REDUCE_TENSOR_ADD, e, sum);
+    if (c_.stats) {
+      Desc *log_sum = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
+      pw(CUDNN_POINTWISE_LOG, sum, nullptr, log_sum);
+      Desc *stats = real(kSdpaStats, CUDNN_DATA_FLOAT, sh_.row_dims);
+      pw(CUDNN_POINTWISE_ADD, max, log_sum, stats);
+    }
+    Desc *p = score();
+    pw(CUDNN_POINTWISE_DIV, e, sum, p);
+    if (c_.p_scale != 1.0) {
+      Desc *scaled_p = score();
+      pw(CUDNN_POINTWISE_MUL, p, by_value(kSdpaPScale, CUDNN_DATA_FLOAT), scaled_p);
+      p = scaled_p;
+    }
+    matmul(p, v, o);
+  }
+
+  // By-value tensors the variant pack must carry (cudnn-frontend passes them
+  // as host pointers the same way).
+  static constexpr int64_t kPadFill = 50, kCausalFill = 51, kWindowFill = 52, kWindow = 53;
+
+ private:
+  Desc *keep(std::unique_ptr<Desc> d) {
+    g_.keep.push_back(std::move(d));
+    return g_.keep.back().get();
+  }
+  const SdpaConfig &c_;
+  SdpaGraph &g_;
+  SdpaShapes sh_;
+  int64_t next_uid_ = 100;
+};
+
+}  // namespace
+
+SdpaGraph build_sdpa_graph(const SdpaConfig &c) {
+  SdpaGraph g;
+  Builder(c, g).build();
+  // By-value constants: the attention scale (when by value), the fills of
+  // masked scores and the window width.
+  auto add_float = [&](int64_t uid, float v) {
+    SdpaGraph::Value val{uid, {}};
+    std::memcpy(val.bytes, &v, sizeof v);
+    g.values.push_back(val);
+  };
+  if (c.scale_by_value) add_float(kSdpaScale, static_cast<float>(c.scale));
+  if (c.p_scale != 1.0) add_float(kSdpaPScale, static_cast<float>(c.p_scale));
+  if (c.padding) add_float(Builder::kPadFill, std::numeric_limits<float>::lowest());
+  if (c.causal) add_float(Builder::kCausalFill, static_cast<float>(c.causal_fill));
+  if (c.window > 0) {
+    add_float(Builder::kWindowFill, static_cast<float>(c.causal_fill));
+    SdpaGraph::Value val{Builder::kWindow, {}};
+    const int32_t w = static_cast<int32_t>(c.window);
+    std::memcpy(val.bytes, &w, sizeof w);
+    g.values.push_back(val);
+  }
+  return g;
+}
+
+SdpaData make_sdpa_data(const SdpaConfig &c, Rng &rng) {
+  const SdpaShapes sh = sdpa_shapes(c);
+  SdpaData d;
+  d.q = make_tensor(c.io_type, sh.q_dims, sh.q_strides);
+  d.k = make_tensor(c.io_type, sh.k_dims, sh.k_strides);
+  d.v = make_tensor(c.io_type, sh.v_dims, sh.v_strides);
+  d.o = make_tensor(c.io_type, sh.o_dims, sh.o_strides);
+  fill_random(d.q, rng, -1, 1);
+  fill_random(d.k, rng, -1, 1);
+  fill_random(d.v, rng, -1, 1);
+  poison(d.o);
+  d.stats = make_tensor(CUDNN_DATA_FLOAT, sh.row_dims, packed(sh.row_dims));
+  poison(d.stats);
+  d.scale = make_tensor(CUDNN_DATA_FLOAT, ones(sh.rank()), ones(sh.rank()));
+  d.scale.set(std::vector<int64_t>(static_cast<size_t>(sh.rank()), 0), c.scale);
+  d.bias = make_tensor(CUDNN_DATA_FLOAT, sh.bias_dims, packed(sh.bias_dims));
+  fill_random(d.bias, rng, -1, 1);
+  d.seq_q = make_tensor(CUDNN_DATA_INT32, sh.seq_dims, packed(sh.seq_dims));
+  d.seq_kv = make_tensor(CUDNN_DATA_INT32, sh.seq_dims, packed(sh.seq_dims));
+  fill_random(d.seq_q, rng, 1, static_cast<double>(c.s_q));
+  fill_random(d.seq_kv, rng, 1, static_cast<double>(c.s_kv));
+  for (int64_t b = 0; b < c.b; ++b) {
+    std::vector<int64_t> i = sh.seq_dims;
+    std::fill(i.begin(), i.end(), 0);
+    i[0] = b;
+    if (c.seq_q > 0) d.seq_q.set(i, static_cast<double>(c.seq_q));
+    if (c.seq_kv > 0) d.seq_kv.set(i, static_cast<double>(c.seq_kv));
+  }
+  d.slopes = make_tensor(CUDNN_DATA_FLOAT, sh.slopes_dims, packed(sh.slopes_dims));
+  fill_random(d.slopes, rng, 0.05, 0.5);
+  return d;
+}
+
+// softmax(scale * Q K^T + bias + alibi, masked) V, per (batch, head, row), in
+// float64 with the masked scores set to the graph's fill values.
+SdpaExpect sdpa_reference(const SdpaConfig &c, const SdpaData &d, int64_t row_step) {
+  const double eps = 1.0 / (1 << 23);
+  const int64_t g = c.h / c.h_kv;
+  const bool r5 = c.h_kv != c.h && c.h_kv != 1;
+  SdpaExpect out;
+  out.o.resize(static_cast<size_t>(c.b * c.h * c.s_q * c.d_v));
+  out.stats.resize(static_cast<size_t>(c.b * c.h * c.s_q));
+  // Index vectors of the rank-4 or grouped rank-5 forms.
+  auto qi = [&](int64_t b, int64_t h, int64_t s, int64_t e) -> std::vector<int64_t> {
+    if (r5) return {b, h / g, h % g, s, e};
+    return {b, h, s, e};
+  };
+  auto ki = [&](int64_t b, int64_t h, int64_t s, int64_t e) -> std::vector<int64_t> {
+    const int64_t hk = c.h_kv == 1 ? 0 : h / g;
+    if (r5) return {b, hk, 0, s, e};
+    return {b, hk, s, e};
+  };
+  const int rank = r5 ? 5 : 4;
+  std::vector<int64_t> zero(static_cast<size_t>(rank), 0);
+  const double pad_fill = std::numeric_limits<float>::lowest();
+  const double fill = static_cast<double>(static_cast<float>(c.causal_fill));
+  const double scale = static_cast<float>(c.scale);
+  std::vector<double> s(static_cast<size_t>(c.s_kv)), err(static_cast<size_t>(c.s_kv));
+  for (int64_t b = 0; b < c.b; ++b) {
+    std::vector<int64_t> bi = zero;
+    bi[0] = b;
+    const int64_t seq_q = static_cast<int64_t>(d.seq_q.get(bi)), seq_kv = static_cast<int64_t>(d.seq_kv.get(bi));
+    for (int64_t h = 0; h < c.h; ++h) {
+      std::vector<int64_t> hi = qi(0, h, 0, 0);
+      const double slope = c.alibi ? d.slopes.get(hi) : 0.0;
+      for (int64_t i = 0; i < c.s_q; ++i) {
+        if (i % row_step != row_step - 1 && i != 0) continue;
+        for (int64_t j = 0; j < c.s_kv; ++j) {
+          double dot = 0, mag = 0;
+          for (int64_t e = 0; e < c.d; ++e) {
+            const double p = d.q.get(qi(b, h, i, e)) * d.k.get(ki(b, h, j, e));
+            dot += p;
+            mag += std::fabs(p);
+          }
+          double v = dot * scale;
+          mag *= scale;
+          if (c.bias) {
+            std::vector<int64_t> bx = qi(0, h, i, j);
+            v += d.bias.get(bx);
+            mag += std::fabs(d.bias.get(bx));
+          }
+          if (c.alibi) {
+            v += static_cast<double>(j - i) * slope;
+            mag += std::fabs(static_cast<double>(j - i) * slope);
+          }
+          if (c.padding && !(i < seq_q && j < seq_kv)) v = pad_fill, mag = 0;
+          if (c.causal && !(i >= j)) v = fill, mag = 0;
+          if (c.window > 0 && !(j + c.window > i)) v = fill, mag = 0;
+          s[static_cast<size_t>(j)] = v;
+          err[static_cast<size_t>(j)] = (c.d + 8) * eps * (mag + std::fabs(v == fill || v == pad_fill ? 0 : v));
+        }
+        double m = -std::numeric_limits<double>::infinity();
+        for (double v : s) m = std::max(m, v);
+        double l = 0, max_err = 0;
+        for (size_t j = 0; j < s.size(); ++j) {
+          l += std::exp(s[j] - m);
+          max_err = std::max(max_err, err[j]);
+        }
+        for (int64_t e = 0; e < c.d_v; ++e) {
+          double o = 0, mag = 0;
+          for (int64_t j = 0; j < c.s_kv; ++j) {
+            const double p = std::exp(s[static_cast<size_t>(j)] - m) / l, v = d.v.get(ki(b, h, j, e));
+            o += p * v * static_cast<float>(c.p_scale);
+            mag += p * std::fabs(v);
+          }
+          // A score error of max_err changes each weight by about 2 max_err
+          // relative; plus float rounding of the weighted sum.
+          out.o[static_cast<size_t>(((b * c.h + h) * c.s_q + i) * c.d_v + e)] =
+              Expect{o, (4 * max_err + (c.s_kv + 16) * eps) * mag + 1e-7};
+        }
+        out.stats[static_cast<size_t>((b * c.h + h) * c.s_q + i)] =
+            Expect{m + std::log(l), 2 * max_err + 16 * eps * (std::fabs(m) + std::fabs(std::log(l)))};
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace fdnn_test
