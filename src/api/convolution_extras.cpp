@@ -3,12 +3,12 @@
 // forward/backward calls.
 //
 // - cudnnIm2Col is a pure gather (no arithmetic): strided identity copies
-//   on the handle's device, exact in every floating type. The layout is the
-//   seed's: a row-major matrix of N * out_pixels rows by C * taps columns,
-//   row (n, output pixel), column (c, filter tap) with taps row-major
-//   (d, h, w). In CONVOLUTION mode the
-//   taps are taken flipped so that y = col * W^T with W as stored in either
-//   mode (cross-correlation order of the flipped filter).
+//   on the handle's device, exact in every floating type. The matrix is the
+//   seed's, N * out_pixels rows by C * taps columns (row (n, output pixel),
+//   column (c, filter tap), taps row-major (d, h, w)), stored column-major
+//   as NVIDIA's cuDNN 9 writes it (checked by the GPU oracle): element
+//   (row, column) at column * rows + row. In CONVOLUTION mode the taps are
+//   taken flipped so that y = col * W^T with W as stored in either mode.
 // - The folded descriptors follow what NVIDIA's cuDNN 9.19 computes (measured
 //   locally: tests/oracle/folded_conv_descriptors.c compares).
 // - The filter reorder for IMMA kernels is an undocumented permutation; only
@@ -92,16 +92,17 @@ cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, cudnnTensorDescripto
       taps *= flt[i];
       P *= out[i];
     }
-    const int64_t width = C * taps;
-    // Strides of the column matrix over (n, output pixel dims..., c).
+    const int64_t width = C * taps, rows = N * P;
+    // Strides of the column-major matrix over (n, output pixel dims..., c):
+    // a column holds all rows, pixels innermost.
     std::vector<int64_t> col_strides(ns + 2);
-    col_strides[0] = P * width;
-    int64_t pixel_stride = width;
+    col_strides[0] = P;
+    int64_t pixel_stride = 1;
     for (int i = ns - 1; i >= 0; --i) {
       col_strides[1 + i] = pixel_stride;
       pixel_stride *= out[i];
     }
-    col_strides[ns + 1] = taps;
+    col_strides[ns + 1] = taps * rows;
     const bool flip = conv.mode == CUDNN_CONVOLUTION;
     const size_t eb = lane_bytes(x.dtype);
     const auto *src = static_cast<const unsigned char *>(srcData);
@@ -121,7 +122,7 @@ cudnnStatus_t CUDNNWINAPI cudnnIm2Col(cudnnHandle_t handle, cudnnTensorDescripto
       c.to.dims = {N};
       c.to.strides = {col_strides[0]};
       c.from_offset = 0;
-      c.to_offset = t;
+      c.to_offset = t * rows;
       bool empty = false;
       int64_t rest = t;
       for (int i = ns - 1; i >= 0; --i) {

@@ -67,8 +67,10 @@ int64_t make_strides(const std::vector<int> &dims, Layout l, std::vector<int> &s
   return s;
 }
 
-// The seed's layout: col[(n * P + p) * (C * taps) + c * taps + t], taps
-// row-major over the filter; CONVOLUTION mode takes the taps flipped.
+// The matrix of the seed (N * P rows, C * taps columns) stored column-major,
+// as NVIDIA's cuDNN 9 writes it (GPU oracle): col[(c * taps + t) * N * P +
+// n * P + p], taps row-major over the filter; CONVOLUTION mode takes the taps
+// flipped.
 template <class T>
 std::vector<T> reference_im2col(const std::vector<T> &x, const std::vector<int> &xd, const std::vector<int> &xs,
                                 const std::vector<int> &fd, const std::vector<int> &pad, const std::vector<int> &str,
@@ -106,7 +108,7 @@ std::vector<T> reference_im2col(const std::vector<T> &x, const std::vector<int> 
             if (in < 0 || in >= xd[2 + i]) inside = false;
             off += static_cast<int64_t>(in) * xs[2 + i];
           }
-          col[static_cast<size_t>((n * P + p) * C * taps + c * taps + t)] = inside ? x[static_cast<size_t>(off)] : T(0);
+          col[static_cast<size_t>((c * taps + t) * N * P + n * P + p)] = inside ? x[static_cast<size_t>(off)] : T(0);
         }
     }
   return col;
