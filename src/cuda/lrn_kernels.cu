@@ -326,6 +326,132 @@ __global__ void __launch_bounds__(256) divisive_backward_dx(LrnArgs a) {
   blend_store<T, C>(static_cast<T *>(a.ptr[LrnArgs::kDx]), offset(a, LrnArgs::kDx, ix), dx, a);
 }
 
+// ---- Cross-channel with a compile-time window (BEHIND + 1 + AHEAD) ----
+// A thread walks its channel chunk U channels at a time and keeps the
+// window's x (and dy) in registers: each step loads the next U channels
+// (independent loads, all in flight together) and computes the window sums
+// directly (no running sums, so no residue in float). Every element is
+// loaded once, before the thread writes anything at its channel: in place
+// is safe with one chunk per line, as for the generic kernels.
+constexpr int kU = 8;
+
+template <class T, class C, int BEHIND, int AHEAD>
+__global__ void __launch_bounds__(256) cross_forward_window(LrnArgs a) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
+  if (t >= a.positions * chunks) return;
+  const int64_t p = t % a.positions, ch = t / a.positions;
+  const Offsets off = position_offsets(a, p);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1];
+  const int64_t C_ = a.dims[1];
+  const int64_t c0 = ch * a.chunk, c1 = min(C_, c0 + a.chunk);
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta);
+  const int kind = pow_kind(a.beta);
+  constexpr int W = BEHIND + kU + AHEAD;
+  C win[W];  // x at channels [c - BEHIND, c + kU + AHEAD)
+#pragma unroll
+  for (int i = 0; i < W; ++i) {
+    const int64_t cc = c0 - BEHIND + i;
+    win[i] = cc >= 0 && cc < C_ ? static_cast<C>(Io<T>::load(x, cc * xs)) : C(0);
+  }
+  for (int64_t c = c0; c < c1; c += kU) {
+    C nxt[kU];  // the next step's new channels, loaded before this step's math
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t cc = c + kU + AHEAD + u;
+      nxt[u] = cc < C_ && c + kU < c1 ? static_cast<C>(Io<T>::load(x, cc * xs)) : C(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (c + u >= c1) break;
+      C acc = 0;
+#pragma unroll
+      for (int j = 0; j <= BEHIND + AHEAD; ++j) acc += win[u + j] * win[u + j];
+      const C sv = k + al * acc;
+      blend_store<T, C>(y, (c + u) * ys, win[u + BEHIND] * neg_pow<C>(sv, beta, kind), a);
+    }
+#pragma unroll
+    for (int i = 0; i < BEHIND + AHEAD; ++i) win[i] = win[i + kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) win[BEHIND + AHEAD + u] = nxt[u];
+  }
+}
+
+template <class T, class C, int BEHIND, int AHEAD>
+__global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
+  if (t >= a.positions * chunks) return;
+  const int64_t p = t % a.positions, ch = t / a.positions;
+  const Offsets off = position_offsets(a, p);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
+  T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+  const int64_t xs = a.strides[LrnArgs::kX][1], dys = a.strides[LrnArgs::kDy][1], dxs = a.strides[LrnArgs::kDx][1];
+  const int64_t C_ = a.dims[1];
+  const int64_t c0 = ch * a.chunk, c1 = min(C_, c0 + a.chunk);
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta),
+          tab = static_cast<C>(a.two_a_beta);
+  const int kind = pow_kind(a.beta);
+  constexpr int H = BEHIND + AHEAD;
+  // dx(c) = dy(c) P(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} r(j),
+  // r(j) = dy(j) x(j) P(j) / S(j), S(j) = k + a sum_{i = j - BEHIND}^{j + AHEAD} x(i)^2.
+  constexpr int WX = kU + 2 * H;  // x at [c - H, c + kU + H)
+  constexpr int WD = kU + H;      // dy at [c - AHEAD, c + kU + BEHIND)
+  C xw[WX], dw[WD];
+#pragma unroll
+  for (int i = 0; i < WX; ++i) {
+    const int64_t cc = c0 - H + i;
+    xw[i] = cc >= 0 && cc < C_ ? static_cast<C>(Io<T>::load(x, cc * xs)) : C(0);
+  }
+#pragma unroll
+  for (int i = 0; i < WD; ++i) {
+    const int64_t cc = c0 - AHEAD + i;
+    dw[i] = cc >= 0 && cc < C_ ? static_cast<C>(Io<T>::load(dy, cc * dys)) : C(0);
+  }
+  for (int64_t c = c0; c < c1; c += kU) {
+    C nx[kU], nd[kU];
+    const bool more = c + kU < c1;
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t cx = c + kU + H + u, cd = c + kU + BEHIND + u;
+      nx[u] = more && cx < C_ ? static_cast<C>(Io<T>::load(x, cx * xs)) : C(0);
+      nd[u] = more && cd < C_ ? static_cast<C>(Io<T>::load(dy, cd * dys)) : C(0);
+    }
+    // r(j) and P(j) for j = c - AHEAD + i, i in [0, WD).
+    C r[WD], pw[WD];
+#pragma unroll
+    for (int i = 0; i < WD; ++i) {
+      // x index of channel j - BEHIND: (j - BEHIND) - (c - H) = i + AHEAD - AHEAD ... = i
+      C acc = 0;
+#pragma unroll
+      for (int q = 0; q <= H; ++q) acc += xw[i + q] * xw[i + q];
+      const C sv = k + al * acc;
+      pw[i] = neg_pow<C>(sv, beta, kind);
+      r[i] = dw[i] * xw[i + BEHIND] * pw[i] / sv;
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (c + u >= c1) break;
+      C sr = 0;
+#pragma unroll
+      for (int q = 0; q <= H; ++q) sr += r[u + q];
+      // channel c + u: dy index u + AHEAD, x index u + H
+      blend_store<T, C>(dx, (c + u) * dxs, dw[u + AHEAD] * pw[u + AHEAD] - tab * xw[u + H] * sr, a);
+    }
+#pragma unroll
+    for (int i = 0; i < 2 * H; ++i) xw[i] = xw[i + kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) xw[2 * H + u] = nx[u];
+#pragma unroll
+    for (int i = 0; i < H; ++i) dw[i] = dw[i + kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) dw[H + u] = nd[u];
+  }
+}
+
 template <class T, class C>
 void launch_typed(const LrnArgs &a, cudaStream_t s) {
   constexpr int kThreads = 256;
@@ -333,8 +459,17 @@ void launch_typed(const LrnArgs &a, cudaStream_t s) {
     const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
     const int64_t threads = a.positions * chunks;
     const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
-    if (a.backward) cross_backward<T, C><<<blocks, kThreads, 0, s>>>(a);
-    else cross_forward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    if (a.behind == 2 && a.ahead == 2) {  // n = 5, the default
+      if (a.backward) cross_backward_window<T, C, 2, 2><<<blocks, kThreads, 0, s>>>(a);
+      else cross_forward_window<T, C, 2, 2><<<blocks, kThreads, 0, s>>>(a);
+    } else if (a.behind == 1 && a.ahead == 1) {
+      if (a.backward) cross_backward_window<T, C, 1, 1><<<blocks, kThreads, 0, s>>>(a);
+      else cross_forward_window<T, C, 1, 1><<<blocks, kThreads, 0, s>>>(a);
+    } else if (a.backward) {
+      cross_backward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    } else {
+      cross_forward<T, C><<<blocks, kThreads, 0, s>>>(a);
+    }
     check_launch(a.backward ? "lrn cross_backward" : "lrn cross_forward");
     return;
   }

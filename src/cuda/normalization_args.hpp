@@ -19,6 +19,7 @@ namespace fdnn::cuda {
 
 constexpr int kNormMaxDims = 8;
 enum NormData { kNX = 0, kNY, kNZ, kNDY, kNDX, kNDZ, kNMask, kNormData };
+enum NormFast { kFastNone = 0, kFastRows, kFastCols };
 enum NormStat { kSScale = 0, kSBias, kSMean, kSInv, kSVar, kSRmIn, kSRvIn, kSRmOut, kSRvOut, kSDscale, kSDbias, kNormStats };
 
 struct NormArgs {
@@ -31,6 +32,19 @@ struct NormArgs {
   int splits = 1;          // parts of each set's reduced range
   int64_t chunk = 1;       // reduced elements per part
   bool cols = false;       // the innermost dim is kept: blocks take 32 neighbouring sets
+  // Vectorised fast path (every present data operand has x's strides, at
+  // most one kept dim, 16-byte vectors along the contiguous dim):
+  //   kFastRows: the innermost dim is reduced and contiguous; a set is
+  //     `outer` planes of `inner` elements (x + k*set_stride + n*outer_stride + i);
+  //   kFastCols: the kept dim is contiguous (NHWC channels, per-activation);
+  //     a set is `count` rows (x + r*outer_stride + k).
+  // The chunk is a multiple of `vec` in the rows form. When a pointer is not
+  // 16-byte aligned at launch, the generic kernels run with the same parts.
+  int fast = 0;  // kFastNone, kFastRows, kFastCols
+  int vec = 1;
+  FastDivmod inner_vecs;  // rows: vectors per plane
+  int64_t set_stride = 0, outer_stride = 0;
+  int cols_bx = 32;       // cols: threads along the channel vectors (power of 2), 256 / cols_bx along rows
   // Phase and ops.
   bool backward = false, training = true, relu = false, has_z = false, has_mask = false, has_dz = false;
   bool stats_given = false;  // inference, or backward with saved stats
@@ -44,6 +58,10 @@ struct NormArgs {
   void *stat[kNormStats] = {};
 };
 
+// Blocks of the vectorised cols kernels that fit on one multiprocessor at
+// once (the least over the four kernels of data type t): the plan sizes the
+// grid to whole waves.
+int normalization_cols_blocks_per_sm(cudnnDataType_t t);
 // Workspace bytes the kernels need for these args.
 size_t normalization_workspace_bytes(const NormArgs &a);
 // Runs the whole operation on `stream` with `workspace` (at least

@@ -60,6 +60,59 @@ Support check_graph(const graph::Graph &g) {
   return Support::yes();
 }
 
+// The vectorised kernels' form (see NormArgs::fast) and their parts: many
+// small blocks (about 16 per multiprocessor) so that the last wave is short,
+// each still a few 16-byte vectors per thread.
+void choose_fast_path(NormArgs &a, const Uids &u) {
+  const int64_t esize = a.data_type == CUDNN_DATA_DOUBLE ? 8 : a.data_type == CUDNN_DATA_FLOAT ? 4 : 2;
+  const int v = static_cast<int>(16 / esize);
+  if (a.kept_rank > 1 || a.red_rank < 1 || a.red_rank > 2) return;
+  for (int j = 0; j < kNormData; ++j) {
+    if (u.data[j] == graph::kNoTensor) continue;
+    for (int d = 0; d < a.kept_rank; ++d)
+      if (a.kept_stride[j][d] != a.kept_stride[kNX][d] || a.kept_stride[j][d] <= 0) return;
+    for (int d = 0; d < a.red_rank; ++d)
+      if (a.red_stride[j][d] != a.red_stride[kNX][d] || a.red_stride[j][d] <= 0) return;
+  }
+  const int64_t want_blocks = int64_t{sm_count()} * 16;
+  if (!a.cols) {
+    const int64_t inner = a.red_div[a.red_rank - 1].divisor;
+    const int64_t outer_stride = a.red_rank == 2 ? a.red_stride[kNX][0] : 0;
+    const int64_t set_stride = a.kept_rank == 1 ? a.kept_stride[kNX][0] : 0;
+    if (a.red_stride[kNX][a.red_rank - 1] != 1 || inner % v != 0 || outer_stride % v != 0 || set_stride % v != 0) return;
+    a.fast = kFastRows;
+    a.vec = v;
+    a.inner_vecs = FastDivmod(static_cast<uint32_t>(inner / v));
+    a.set_stride = set_stride;
+    a.outer_stride = outer_stride;
+    const int64_t per_block_min = int64_t{256} * 4 * v;
+    int64_t splits = (want_blocks + a.groups - 1) / a.groups;
+    splits = std::max<int64_t>(1, std::min({splits, (a.count + per_block_min - 1) / per_block_min, int64_t{65535}}));
+    a.chunk = ((a.count + splits - 1) / splits + v - 1) / v * v;
+  } else {
+    if (a.kept_rank != 1 || a.red_rank != 1 || a.kept_stride[kNX][0] != 1) return;
+    const int64_t row = a.red_stride[kNX][0];
+    if (a.groups % v != 0 || row % v != 0) return;
+    a.fast = kFastCols;
+    a.vec = v;
+    a.set_stride = 1;
+    a.outer_stride = row;
+    int bx = 1;
+    while (bx < 32 && bx * v < a.groups) bx *= 2;
+    a.cols_bx = bx;
+    const int64_t by = 256 / bx;
+    const int64_t tiles = (a.groups + int64_t{bx} * v - 1) / (int64_t{bx} * v);
+    // One block per resident slot, in whole waves: few parts to combine,
+    // long loops, no tail. Enough rows per block or more parts.
+    const int64_t wave = int64_t{sm_count()} * normalization_cols_blocks_per_sm(a.data_type);
+    const int64_t per_block_min = by * 16;
+    int64_t splits = std::max<int64_t>(1, wave / tiles);
+    splits = std::max<int64_t>(1, std::min({splits, (a.count + per_block_min - 1) / per_block_min, int64_t{65535}}));
+    a.chunk = (a.count + splits - 1) / splits;
+  }
+  a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
+}
+
 NormArgs make_geometry(const graph::Graph &g) {
   const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
   const graph::Tensor &x = g.tensor(op.x);
@@ -139,6 +192,7 @@ NormArgs make_geometry(const graph::Graph &g) {
   a.chunk = (a.count + splits - 1) / splits;
   a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
   if (a.splits < 1) a.splits = 1;
+  choose_fast_path(a, u);
   return a;
 }
 

@@ -10,6 +10,7 @@
 //             turns everything into per-set coefficients;
 //   apply:    the same walk as partial, writing y = act(a*x + b (+ z)) and
 //             the mask, or dx = A*g + B*x + C and dz = g.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +29,13 @@ template <class C>
 struct Ws {
   C *part, *mean, *inv, *ca, *cb, *cc;
 };
+
+// Value w (0..2) of part `s` of set k: parts are stored value-major, sets
+// innermost, so that blocks of neighbouring sets write neighbouring words.
+template <class C>
+__device__ inline C &part_at(const NormArgs &a, const Ws<C> &ws, int64_t k, int64_t s, int w) {
+  return ws.part[(s * 3 + w) * a.groups + k];
+}
 
 template <class C>
 Ws<C> carve(const NormArgs &a, void *base) {
@@ -157,10 +165,9 @@ __global__ void stats_partial(NormArgs a, Ws<C> ws) {
         for (int j = 1; j < kBX; ++j) acc.merge(sh[0][j]);
     }
     if ((a.cols || tx == 0) && w.active) {
-      C *p = ws.part + (static_cast<int64_t>(w.k) * a.splits + blockIdx.y) * 3;
-      p[0] = acc.n;
-      p[1] = acc.m;
-      p[2] = acc.m2;
+      part_at(a, ws, w.k, blockIdx.y, 0) = acc.n;
+      part_at(a, ws, w.k, blockIdx.y, 1) = acc.m;
+      part_at(a, ws, w.k, blockIdx.y, 2) = acc.m2;
     }
   }
 }
@@ -204,29 +211,38 @@ __global__ void grad_partial(NormArgs a, Ws<C> ws) {
         }
     }
     if ((a.cols || tx == 0) && w.active) {
-      C *p = ws.part + (static_cast<int64_t>(w.k) * a.splits + blockIdx.y) * 3;
-      p[0] = sg;
-      p[1] = sgx;
+      part_at(a, ws, w.k, blockIdx.y, 0) = sg;
+      part_at(a, ws, w.k, blockIdx.y, 1) = sgx;
     }
   }
 }
 
+// One warp per set: lane l combines parts l, l+32, ... in order, then the
+// lanes combine in a fixed tree (deterministic); lane 0 finishes.
 template <class C>
 __global__ void forward_finalize(NormArgs a, Ws<C> ws) {
-  const int64_t k64 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k64 >= a.groups) return;
+  const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (k64 >= a.groups) return;  // the whole warp
   const uint32_t k = static_cast<uint32_t>(k64);
   C mean, inv;
   if (a.stats_given) {
+    if (lane != 0) return;
     mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
     if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
     else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
   } else {
     Welford<C> acc{C(0), C(0), C(0)};
-    const C *p = ws.part + k64 * a.splits * 3;
-    for (int s = 0; s < a.splits; ++s) acc.merge(Welford<C>{p[3 * s], p[3 * s + 1], p[3 * s + 2]});
+    for (int s = lane; s < a.splits; s += 32)
+      acc.merge(Welford<C>{part_at(a, ws, k64, s, 0), part_at(a, ws, k64, s, 1), part_at(a, ws, k64, s, 2)});
+    for (int off = 16; off > 0; off >>= 1) {
+      const Welford<C> o{__shfl_down_sync(0xffffffffu, acc.n, off), __shfl_down_sync(0xffffffffu, acc.m, off),
+                         __shfl_down_sync(0xffffffffu, acc.m2, off)};
+      if (lane + off < 32) acc.merge(o);
+    }
+    if (lane != 0) return;
     mean = acc.m;
-    const C var = acc.m2 / C(a.count);
+    const C var = max(acc.m2, C(0)) / C(a.count);
     inv = C(1) / sqrt(var + C(a.epsilon));
     if (!a.backward) {
       if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
@@ -254,15 +270,20 @@ __global__ void forward_finalize(NormArgs a, Ws<C> ws) {
 
 template <class C>
 __global__ void grad_finalize(NormArgs a, Ws<C> ws) {
-  const int64_t k64 = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
   if (k64 >= a.groups) return;
   const uint32_t k = static_cast<uint32_t>(k64);
   C sg = 0, sgx = 0;
-  const C *p = ws.part + k64 * a.splits * 3;
-  for (int s = 0; s < a.splits; ++s) {
-    sg += p[3 * s];
-    sgx += p[3 * s + 1];
+  for (int s = lane; s < a.splits; s += 32) {
+    sg += part_at(a, ws, k64, s, 0);
+    sgx += part_at(a, ws, k64, s, 1);
   }
+  for (int off = 16; off > 0; off >>= 1) {
+    sg += __shfl_down_sync(0xffffffffu, sg, off);
+    sgx += __shfl_down_sync(0xffffffffu, sgx, off);
+  }
+  if (lane != 0) return;
   const C mean = ws.mean[k], inv = ws.inv[k], m = C(a.count);
   const C dscale = sgx * inv, dbias = sg;
   C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
@@ -324,12 +345,746 @@ __global__ void backward_apply(NormArgs a, Ws<C> ws) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Vectorised kernels (NormArgs::fast): every data operand has x's strides, so
+// one element offset serves all of them; 16-byte loads, kUnroll vectors per
+// thread in flight before the first use. The apply kernels take the blocks in
+// the reverse order of the partial kernels: the part of x (and dy) read last
+// by the statistics pass is still in L2 when the apply pass starts.
+
+constexpr int kFastThreads = 256, kUnroll = 4;
+
+template <int Bytes>
+struct VecWord;
+template <>
+struct VecWord<16> {
+  using type = uint4;
+};
+template <>
+struct VecWord<8> {
+  using type = uint2;
+};
+
+template <class S, int V>
+union VecPack {
+  typename VecWord<sizeof(S) * V>::type w;
+  S e[V];
+};
+
+template <class S, int V>
+__device__ inline VecPack<S, V> ldv(const void *p, int64_t o) {
+  VecPack<S, V> r;
+  r.w = *reinterpret_cast<const typename VecWord<sizeof(S) * V>::type *>(static_cast<const S *>(p) + o);
+  return r;
+}
+template <class S, int V>
+__device__ inline void stv(void *p, int64_t o, const VecPack<S, V> &v) {
+  *reinterpret_cast<typename VecWord<sizeof(S) * V>::type *>(static_cast<S *>(p) + o) = v.w;
+}
+template <class S, class C>
+__device__ inline C cvt(S v) {
+  return Storage<S>::template load<C>(v);
+}
+
+// Rows form: the element offset (from the set's base) of vector v of a set.
+template <int V>
+__device__ inline int64_t rows_offset(const NormArgs &a, uint32_t v) {
+  uint32_t i;
+  const uint32_t n = a.inner_vecs.divmod(v, i);
+  return static_cast<int64_t>(n) * a.outer_stride + static_cast<int64_t>(i) * V;
+}
+
+// Deterministic sum of two values over the block (kFastThreads threads);
+// thread 0 gets the totals.
+template <class C>
+__device__ inline void block_sum2(C &x, C &y) {
+  __shared__ C sh[2][kFastThreads / 32];
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(0xffffffffu, x, off);
+    y += __shfl_down_sync(0xffffffffu, y, off);
+  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (lane == 0) {
+    sh[0][warp] = x;
+    sh[1][warp] = y;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < kFastThreads / 32; ++w) {
+      x += sh[0][w];
+      y += sh[1][w];
+    }
+}
+
+// Which (set, part) a rows block takes; `reverse` for the apply passes.
+struct RowsBlock {
+  uint32_t k;
+  int64_t base;
+  uint32_t vb, ve;
+};
+template <int V>
+__device__ inline RowsBlock rows_block(const NormArgs &a, bool reverse) {
+  const uint32_t k = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const uint32_t part = reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y;
+  const int64_t begin = static_cast<int64_t>(part) * a.chunk;
+  const int64_t end = min(a.count, begin + a.chunk);
+  return {k, static_cast<int64_t>(k) * a.set_stride, static_cast<uint32_t>(begin / V), static_cast<uint32_t>(end / V)};
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) rows_stats(NormArgs a, Ws<C> ws) {
+  const RowsBlock b = rows_block<V>(a, false);
+  const S *x = static_cast<const S *>(a.data[kNX]) + b.base;
+  const C shift = cvt<S, C>(x[0]);  // shifted sums: no cancellation when the mean is far from 0
+  C s = 0, q = 0;
+  for (uint32_t v0 = b.vb + threadIdx.x; v0 < b.ve; v0 += kUnroll * kFastThreads) {
+    VecPack<S, V> p[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) p[u] = ldv<S, V>(x, rows_offset<V>(a, v0 + u * kFastThreads));
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve)
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const C d = cvt<S, C>(p[u].e[j]) - shift;
+          s += d;
+          q += d * d;
+        }
+  }
+  block_sum2(s, q);
+  if (threadIdx.x == 0) {
+    const C n = C(static_cast<int64_t>(b.ve - b.vb) * V);
+    part_at(a, ws, b.k, blockIdx.y, 0) = n;
+    part_at(a, ws, b.k, blockIdx.y, 1) = shift + s / n;
+    part_at(a, ws, b.k, blockIdx.y, 2) = max(q - s * s / n, C(0));
+  }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) rows_grad(NormArgs a, Ws<C> ws) {
+  const RowsBlock b = rows_block<V>(a, false);
+  const C mean = ws.mean[b.k];
+  C sg = 0, sgx = 0;
+  for (uint32_t v0 = b.vb + threadIdx.x; v0 < b.ve; v0 += kUnroll * kFastThreads) {
+    VecPack<S, V> px[kUnroll], pg[kUnroll];
+    int64_t off[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) {
+        off[u] = b.base + rows_offset<V>(a, v0 + u * kFastThreads);
+        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+        pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve)
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C g = cvt<S, C>(pg[u].e[j]);
+          if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[off[u] + j] == 0) g = C(0);
+          sg += g;
+          sgx += g * (cvt<S, C>(px[u].e[j]) - mean);
+        }
+  }
+  block_sum2(sg, sgx);
+  if (threadIdx.x == 0) {
+    part_at(a, ws, b.k, blockIdx.y, 0) = sg;
+    part_at(a, ws, b.k, blockIdx.y, 1) = sgx;
+  }
+}
+
+// y = alpha * act(ca*x + cb (+ z)) (+ beta * y), mask = act'(...) != 0
+// for one vector of one set.
+template <class S, class C, int V>
+__device__ inline void fwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, const C (&ca)[V], const C (&cb)[V]) {
+  VecPack<S, V> pz, py;
+  if (a.has_z) pz = ldv<S, V>(a.data[kNZ], off);
+  const C alpha = C(a.alpha), beta = C(a.beta), clip = C(a.clip);
+  if (beta != C(0)) py = ldv<S, V>(a.data[kNY], off);
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    C v = ca[j] * cvt<S, C>(px.e[j]) + cb[j];
+    if (a.has_z) v += cvt<S, C>(pz.e[j]);
+    C out = alpha * norm::activate(v, a.relu, clip);
+    if (beta != C(0)) out += beta * cvt<S, C>(py.e[j]);
+    py.e[j] = Storage<S>::store(out);
+    if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[off + j] = norm::passes(v, a.relu, clip) ? 1 : 0;
+  }
+  stv<S, V>(a.data[kNY], off, py);
+}
+
+// dx = alpha * (A*g + B*x + Cc) (+ beta * dx), dz = g for one vector.
+template <class S, class C, int V>
+__device__ inline void bwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, VecPack<S, V> pg, const C (&A)[V],
+                               const C (&B)[V], const C (&Cc)[V]) {
+  const C alpha = C(a.alpha), beta = C(a.beta);
+  VecPack<S, V> pdx;
+  if (beta != C(0)) pdx = ldv<S, V>(a.data[kNDX], off);
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    C g = cvt<S, C>(pg.e[j]);
+    if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[off + j] == 0) {
+      g = C(0);
+      pg.e[j] = Storage<S>::store(C(0));
+    }
+    C out = alpha * (A[j] * g + B[j] * cvt<S, C>(px.e[j]) + Cc[j]);
+    if (beta != C(0)) out += beta * cvt<S, C>(pdx.e[j]);
+    pdx.e[j] = Storage<S>::store(out);
+  }
+  stv<S, V>(a.data[kNDX], off, pdx);
+  if (a.has_dz) stv<S, V>(a.data[kNDZ], off, pg);
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) rows_fwd_apply(NormArgs a, Ws<C> ws) {
+  const RowsBlock b = rows_block<V>(a, true);
+  C ca[V], cb[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    ca[j] = ws.ca[b.k];
+    cb[j] = ws.cb[b.k];
+  }
+  for (uint32_t v0 = b.vb + threadIdx.x; v0 < b.ve; v0 += kUnroll * kFastThreads) {
+    VecPack<S, V> px[kUnroll];
+    int64_t off[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) {
+        off[u] = b.base + rows_offset<V>(a, v0 + u * kFastThreads);
+        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) fwd_vec<S, C, V>(a, off[u], px[u], ca, cb);
+  }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) rows_bwd_apply(NormArgs a, Ws<C> ws) {
+  const RowsBlock b = rows_block<V>(a, true);
+  C A[V], B[V], Cc[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    A[j] = ws.ca[b.k];
+    B[j] = ws.cb[b.k];
+    Cc[j] = ws.cc[b.k];
+  }
+  for (uint32_t v0 = b.vb + threadIdx.x; v0 < b.ve; v0 += kUnroll * kFastThreads) {
+    VecPack<S, V> px[kUnroll], pg[kUnroll];
+    int64_t off[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) {
+        off[u] = b.base + rows_offset<V>(a, v0 + u * kFastThreads);
+        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+        pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (v0 + u * kFastThreads < b.ve) bwd_vec<S, C, V>(a, off[u], px[u], pg[u], A, B, Cc);
+  }
+}
+
+// Cols form: block (bx, 256/bx); thread x takes channels [cv*V, cv*V + V)
+// of tile blockIdx.x, thread y walks rows of part blockIdx.y.
+struct ColsBlock {
+  bool active;
+  uint32_t part;
+  int64_t c0;  // first channel of the thread
+  int64_t rb, re;
+  int ty, by;
+};
+template <int V>
+__device__ inline ColsBlock cols_block(const NormArgs &a, bool reverse) {
+  ColsBlock b;
+  const int bx = a.cols_bx;
+  b.by = kFastThreads / bx;
+  const int tx = threadIdx.x & (bx - 1);
+  b.ty = threadIdx.x / bx;
+  const uint32_t tile = reverse ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  b.part = reverse ? gridDim.y - 1 - blockIdx.y : blockIdx.y;
+  b.c0 = (static_cast<int64_t>(tile) * bx + tx) * V;
+  b.active = b.c0 < a.groups;
+  const int64_t begin = static_cast<int64_t>(b.part) * a.chunk;
+  b.rb = begin + b.ty;
+  b.re = min(a.count, begin + a.chunk);
+  return b;
+}
+
+// Cols partial sums: every thread holds V channels' sums over its rows; the
+// block adds them per channel over the row threads in a fixed order, one
+// thread per channel of the tile (bx * V <= kFastThreads), which writes the
+// part (coalesced: neighbouring threads, neighbouring sets).
+template <class C, int V>
+__device__ inline void cols_sum2(const NormArgs &a, C (&x)[V], C (&y)[V], C &tx_out, C &ty_out, int &ch) {
+  extern __shared__ unsigned char cols_shared[];
+  C *sh = reinterpret_cast<C *>(cols_shared);  // [2][by][bx * V]
+  const int bx = a.cols_bx, by = kFastThreads / bx, w = bx * V;
+  const int tx = threadIdx.x & (bx - 1), ty = threadIdx.x / bx;
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    sh[ty * w + tx * V + j] = x[j];
+    sh[(by + ty) * w + tx * V + j] = y[j];
+  }
+  __syncthreads();
+  ch = threadIdx.x;  // channel of the tile this thread sums
+  tx_out = ty_out = C(0);
+  if (ch < w)
+    for (int r = 0; r < by; ++r) {
+      tx_out += sh[r * w + ch];
+      ty_out += sh[(by + r) * w + ch];
+    }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) cols_stats(NormArgs a, Ws<C> ws) {
+  const ColsBlock b = cols_block<V>(a, false);
+  C s[V], q[V], shift[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) s[j] = q[j] = shift[j] = C(0);
+  if (b.active) {
+    const VecPack<S, V> p0 = ldv<S, V>(a.data[kNX], b.c0);
+#pragma unroll
+    for (int j = 0; j < V; ++j) shift[j] = cvt<S, C>(p0.e[j]);
+    const int64_t step = b.by;
+    for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
+      VecPack<S, V> p[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r0 + u * step < b.re) p[u] = ldv<S, V>(a.data[kNX], (r0 + u * step) * a.outer_stride + b.c0);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r0 + u * step < b.re)
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            const C d = cvt<S, C>(p[u].e[j]) - shift[j];
+            s[j] += d;
+            q[j] += d * d;
+          }
+    }
+  }
+  C ts, tq;
+  int ch;
+  cols_sum2<C, V>(a, s, q, ts, tq, ch);
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * a.cols_bx * V + ch;
+  if (ch < a.cols_bx * V && k < a.groups) {
+    const C n = C(b.re - (b.rb - b.ty));
+    const C sh0 = cvt<S, C>(static_cast<const S *>(a.data[kNX])[k]);  // the shift of channel k (row 0)
+    part_at(a, ws, k, b.part, 0) = n;
+    part_at(a, ws, k, b.part, 1) = sh0 + ts / n;
+    part_at(a, ws, k, b.part, 2) = max(tq - ts * ts / n, C(0));
+  }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) cols_grad(NormArgs a, Ws<C> ws) {
+  const ColsBlock b = cols_block<V>(a, false);
+  C sg[V], sgx[V], mean[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) sg[j] = sgx[j] = mean[j] = C(0);
+  if (b.active) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) mean[j] = ws.mean[b.c0 + j];
+    const int64_t step = b.by;
+    for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
+      VecPack<S, V> px[kUnroll], pg[kUnroll];
+      int64_t off[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r0 + u * step < b.re) {
+          off[u] = (r0 + u * step) * a.outer_stride + b.c0;
+          px[u] = ldv<S, V>(a.data[kNX], off[u]);
+          pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+        }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r0 + u * step < b.re)
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C g = cvt<S, C>(pg[u].e[j]);
+            if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[off[u] + j] == 0) g = C(0);
+            sg[j] += g;
+            sgx[j] += g * (cvt<S, C>(px[u].e[j]) - mean[j]);
+          }
+    }
+  }
+  C tg, tgx;
+  int ch;
+  cols_sum2<C, V>(a, sg, sgx, tg, tgx, ch);
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * a.cols_bx * V + ch;
+  if (ch < a.cols_bx * V && k < a.groups) {
+    part_at(a, ws, k, b.part, 0) = tg;
+    part_at(a, ws, k, b.part, 1) = tgx;
+  }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) cols_fwd_apply(NormArgs a, Ws<C> ws) {
+  const ColsBlock b = cols_block<V>(a, true);
+  if (!b.active) return;
+  C ca[V], cb[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    ca[j] = ws.ca[b.c0 + j];
+    cb[j] = ws.cb[b.c0 + j];
+  }
+  const int64_t step = b.by;
+  for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
+    VecPack<S, V> px[kUnroll];
+    int64_t off[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (r0 + u * step < b.re) {
+        off[u] = (r0 + u * step) * a.outer_stride + b.c0;
+        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (r0 + u * step < b.re) fwd_vec<S, C, V>(a, off[u], px[u], ca, cb);
+  }
+}
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kFastThreads) cols_bwd_apply(NormArgs a, Ws<C> ws) {
+  const ColsBlock b = cols_block<V>(a, true);
+  if (!b.active) return;
+  C A[V], B[V], Cc[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    A[j] = ws.ca[b.c0 + j];
+    B[j] = ws.cb[b.c0 + j];
+    Cc[j] = ws.cc[b.c0 + j];
+  }
+  const int64_t step = b.by;
+  for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
+    VecPack<S, V> px[kUnroll], pg[kUnroll];
+    int64_t off[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (r0 + u * step < b.re) {
+        off[u] = (r0 + u * step) * a.outer_stride + b.c0;
+        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+        pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (r0 + u * step < b.re) bwd_vec<S, C, V>(a, off[u], px[u], pg[u], A, B, Cc);
+  }
+}
+
+// Training forward of the rows form with a thread-block cluster per set:
+// the set's vectors are split over the cluster's blocks, each keeps its
+// share in shared memory, so x is read from device memory once (the
+// two-pass kernels read it twice). Block sums are combined over the cluster
+// through distributed shared memory, in rank order (deterministic); every
+// block computes the same coefficients, rank 0 writes the statistics.
+constexpr int kClusterThreads = 512, kMaxCluster = 8;
+
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ uint4 cluster_cache[];
+  VecPack<S, V> *cache = reinterpret_cast<VecPack<S, V> *>(cluster_cache);
+  __shared__ C red[2][kClusterThreads / 32];
+  __shared__ C part[2];
+  __shared__ C coef[2];
+  const unsigned cs = cluster.num_blocks(), rank = cluster.block_rank();
+  const uint32_t k = blockIdx.y;
+  const int64_t base = static_cast<int64_t>(k) * a.set_stride;
+  const uint32_t nv = static_cast<uint32_t>(a.count / V);
+  const uint32_t per = (nv + cs - 1) / cs;
+  const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
+  const S *x = static_cast<const S *>(a.data[kNX]) + base;
+  const C shift = cvt<S, C>(x[0]);
+  C s = 0, q = 0;
+  constexpr int U = 8;
+  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
+    VecPack<S, V> p[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * kClusterThreads < ve) p[u] = ldv<S, V>(x, rows_offset<V>(a, v0 + u * kClusterThreads));
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * kClusterThreads < ve) {
+        cache[v0 + u * kClusterThreads - vb] = p[u];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const C d = cvt<S, C>(p[u].e[j]) - shift;
+          s += d;
+          q += d * d;
+        }
+      }
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    s += __shfl_down_sync(0xffffffffu, s, off);
+    q += __shfl_down_sync(0xffffffffu, q, off);
+  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (lane == 0) {
+    red[0][warp] = s;
+    red[1][warp] = q;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kClusterThreads / 32; ++w) {
+      s += red[0][w];
+      q += red[1][w];
+    }
+    part[0] = s;
+    part[1] = q;
+  }
+  cluster.sync();  // every block's part is written
+  if (threadIdx.x == 0) {
+    C ts = 0, tq = 0;
+    for (unsigned r = 0; r < cs; ++r) {
+      const C *pr = cluster.map_shared_rank(part, r);
+      ts += pr[0];
+      tq += pr[1];
+    }
+    const C n = C(a.count);
+    const C dm = ts / n;
+    const C mean = shift + dm;
+    const C var = max(tq / n - dm * dm, C(0));
+    const C inv = C(1) / sqrt(var + C(a.epsilon));
+    const C scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
+    const C bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
+    coef[0] = scale * inv;
+    coef[1] = bias - mean * scale * inv;
+    if (rank == 0) {
+      if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
+      if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
+      const C f = C(a.factor);
+      if (a.stat[kSRmIn]) {
+        const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
+        static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
+      }
+      if (a.stat[kSRvIn]) {
+        const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
+        static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
+      }
+    }
+  }
+  cluster.sync();  // the parts were read (peers may exit) and coef is set
+  C ca[V], cb[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    ca[j] = coef[0];
+    cb[j] = coef[1];
+  }
+  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint32_t v = v0 + u * kClusterThreads;
+      if (v < ve) fwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cache[v - vb], ca, cb);
+    }
+  }
+}
+
+// Backward of the rows form with a cluster per set: x and dy of the set are
+// kept in the cluster's shared memory between the sums and dx, so each is
+// read from device memory once.
+template <class S, class C, int V>
+__global__ void __launch_bounds__(kClusterThreads) rows_backward_cluster(NormArgs a) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ uint4 cluster_cache[];
+  const unsigned cs = cluster.num_blocks(), rank = cluster.block_rank();
+  const uint32_t nv = static_cast<uint32_t>(a.count / V);
+  const uint32_t per = (nv + cs - 1) / cs;
+  VecPack<S, V> *cx = reinterpret_cast<VecPack<S, V> *>(cluster_cache);
+  VecPack<S, V> *cg_ = cx + per;
+  __shared__ C red[4][kClusterThreads / 32];
+  __shared__ C part[4];
+  __shared__ C coef[3];
+  const uint32_t k = blockIdx.y;
+  const int64_t base = static_cast<int64_t>(k) * a.set_stride;
+  const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
+  const S *x = static_cast<const S *>(a.data[kNX]) + base;
+  const S *dy = static_cast<const S *>(a.data[kNDY]) + base;
+  const C shift = cvt<S, C>(x[0]);
+  C acc[4] = {0, 0, 0, 0};  // sum (x - shift), sum (x - shift)^2, sum g, sum g (x - shift)
+  constexpr int U = 4;
+  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
+    VecPack<S, V> px[U], pg[U];
+    int64_t off[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * kClusterThreads < ve) {
+        off[u] = rows_offset<V>(a, v0 + u * kClusterThreads);
+        px[u] = ldv<S, V>(x, off[u]);
+        pg[u] = ldv<S, V>(dy, off[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (v0 + u * kClusterThreads < ve) {
+        cx[v0 + u * kClusterThreads - vb] = px[u];
+        cg_[v0 + u * kClusterThreads - vb] = pg[u];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const C d = cvt<S, C>(px[u].e[j]) - shift;
+          C g = cvt<S, C>(pg[u].e[j]);
+          if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[base + off[u] + j] == 0) g = C(0);
+          acc[0] += d;
+          acc[1] += d * d;
+          acc[2] += g;
+          acc[3] += g * d;
+        }
+      }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    for (int o = 16; o > 0; o >>= 1) acc[i] += __shfl_down_sync(0xffffffffu, acc[i], o);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) red[i][warp] = acc[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kClusterThreads / 32; ++w)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[i] += red[i][w];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) part[i] = acc[i];
+  }
+  cluster.sync();
+  if (threadIdx.x == 0) {
+    C t[4] = {0, 0, 0, 0};
+    for (unsigned r = 0; r < cs; ++r) {
+      const C *pr = cluster.map_shared_rank(part, r);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) t[i] += pr[i];
+    }
+    const C m = C(a.count);
+    C mean, inv;
+    if (a.stats_given) {
+      mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
+      if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
+      else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
+    } else {
+      const C dm = t[0] / m;
+      mean = shift + dm;
+      inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
+    }
+    const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
+    const C dscale = sgx * inv, dbias = sg;
+    if (rank == 0) {
+      C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
+      C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
+      const C ap = C(a.alpha_p), bp = C(a.beta_p);
+      *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
+      *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
+    }
+    const C A = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)) * inv;
+    const C B = -A * inv * dscale / m;
+    coef[0] = A;
+    coef[1] = B;
+    coef[2] = -A * dbias / m - B * mean;
+  }
+  cluster.sync();
+  C A[V], B[V], Cc[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    A[j] = coef[0];
+    B[j] = coef[1];
+    Cc[j] = coef[2];
+  }
+  for (uint32_t v = vb + threadIdx.x; v < ve; v += kClusterThreads)
+    bwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cx[v - vb], cg_[v - vb], A, B, Cc);
+}
+
+// Launches rows_train_cluster (forward training) or rows_backward_cluster
+// when the set's cached tensors fit in the shared memory of a cluster of at
+// most kMaxCluster blocks and the GPU can run such clusters.
+template <class S, class C, int V>
+bool try_rows_cluster(const NormArgs &a, cudaStream_t stream) {
+  if (a.fast != kFastRows || a.groups > 65535) return false;
+  if (!a.backward && a.stats_given) return false;  // inference: one pass already
+  const int cached = a.backward ? 2 : 1;           // x (and dy)
+  const int64_t bytes = a.count * static_cast<int64_t>(sizeof(S)) * cached;
+  // Forward: two blocks per multiprocessor; backward: one.
+  const int64_t per_block = a.backward ? 200 * 1024 : 112 * 1024;
+  const int64_t cs = std::max<int64_t>(1, (bytes + per_block - 1) / per_block);
+  if (cs > kMaxCluster) return false;
+  const int64_t nv = a.count / V;
+  const size_t smem = static_cast<size_t>((nv + cs - 1) / cs) * sizeof(VecPack<S, V>) * cached;
+  auto kernel = a.backward ? rows_backward_cluster<S, C, V> : rows_train_cluster<S, C, V>;
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(cs), static_cast<unsigned>(a.groups));
+  cfg.blockDim = dim3(kClusterThreads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cs);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters < 1) {
+    cudaGetLastError();
+    return false;
+  }
+  check_cuda(cudaLaunchKernelEx(&cfg, kernel, a), "normalization rows cluster kernel");
+  check_launch("normalization rows cluster kernel");
+  return true;
+}
+
+bool aligned16(const NormArgs &a) {
+  for (int j = 0; j < kNormData; ++j)
+    if (j != kNMask && a.data[j] != nullptr && reinterpret_cast<uintptr_t>(a.data[j]) % 16 != 0) return false;
+  return true;
+}
+
+// The vectorised passes; false when the generic kernels must run instead.
+template <class S, class C>
+bool run_fast(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
+  constexpr int V = 16 / sizeof(S);
+  if (a.fast == kFastNone || a.vec != V || !aligned16(a)) return false;
+  const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);
+  const bool rows = a.fast == kFastRows;
+  const dim3 grid = rows ? dim3(static_cast<unsigned>(a.groups), static_cast<unsigned>(a.splits))
+                         : dim3(static_cast<unsigned>((a.groups + int64_t{a.cols_bx} * V - 1) / (int64_t{a.cols_bx} * V)),
+                                static_cast<unsigned>(a.splits));
+  if (try_rows_cluster<S, C, V>(a, s)) return true;
+  const size_t shared = rows ? 0 : 2 * static_cast<size_t>(kFastThreads) * V * sizeof(C);
+  if (!a.stats_given) {
+    if (rows) rows_stats<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+    else cols_stats<S, C, V><<<grid, kFastThreads, shared, s>>>(a, ws);
+    check_launch("normalization stats (vectorised)");
+  }
+  forward_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
+  check_launch("normalization forward_finalize");
+  if (!a.backward) {
+    if (rows) rows_fwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+    else cols_fwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+    check_launch("normalization forward apply (vectorised)");
+    return true;
+  }
+  if (rows) rows_grad<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+  else cols_grad<S, C, V><<<grid, kFastThreads, shared, s>>>(a, ws);
+  check_launch("normalization grad (vectorised)");
+  grad_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
+  check_launch("normalization grad_finalize");
+  if (rows) rows_bwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+  else cols_bwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
+  check_launch("normalization backward apply (vectorised)");
+  return true;
+}
+
 template <class S, class C>
 void run(const NormArgs &a, void *workspace, cudaStream_t s) {
   const Ws<C> ws = carve<C>(a, workspace);
+  if (run_fast<S, C>(a, ws, s)) return;
   const dim3 block(kBX, kBY);
   const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
-  const unsigned fin_blocks = static_cast<unsigned>((a.groups + 127) / 128);
+  const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
   const bool need_stats = !a.stats_given;
   if (need_stats) {
     stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
@@ -350,7 +1105,32 @@ void run(const NormArgs &a, void *workspace, cudaStream_t s) {
   check_launch("normalization backward_apply");
 }
 
+template <class S, class C>
+int cols_blocks_per_sm() {
+  constexpr int V = 16 / sizeof(S);
+  const size_t shared = 2 * static_cast<size_t>(kFastThreads) * V * sizeof(C);
+  int best = 1 << 30, n = 0;
+  auto take = [&](const void *f, size_t sh) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, kFastThreads, sh) == cudaSuccess && n > 0) best = std::min(best, n);
+  };
+  take(reinterpret_cast<const void *>(cols_stats<S, C, V>), shared);
+  take(reinterpret_cast<const void *>(cols_grad<S, C, V>), shared);
+  take(reinterpret_cast<const void *>(cols_fwd_apply<S, C, V>), 0);
+  take(reinterpret_cast<const void *>(cols_bwd_apply<S, C, V>), 0);
+  return best == (1 << 30) ? 2 : best;
+}
+
 }  // namespace
+
+int normalization_cols_blocks_per_sm(cudnnDataType_t t) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT: return cols_blocks_per_sm<float, float>();
+    case CUDNN_DATA_DOUBLE: return cols_blocks_per_sm<double, double>();
+    case CUDNN_DATA_HALF: return cols_blocks_per_sm<half_bits, float>();
+    case CUDNN_DATA_BFLOAT16: return cols_blocks_per_sm<bf16_bits, float>();
+    default: return 2;
+  }
+}
 
 size_t normalization_workspace_bytes(const NormArgs &a) {
   const size_t c = a.compute_double ? sizeof(double) : sizeof(float);

@@ -20,6 +20,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "cuda/cuda_util.hpp"
@@ -325,6 +326,121 @@ __global__ void __launch_bounds__(256) pooling_backward_gather(Geo g, const S *_
                        beta);
 }
 
+// Max backward of a 2-d problem with channels innermost, a K x K window and
+// stride B (the blocks form above, tiled): a CTA takes TBH x TBW blocks of
+// B x B inputs for CQT channel vectors. Phase 1 finds each covering output's
+// first maximum once (its position in the window, a byte per lane) and keeps
+// dy in shared memory; phase 2 has each thread gather its block's gradient
+// from those outputs in the order of the generic kernel (output row, then
+// column, ascending), so the sums are the same and deterministic.
+template <int K, int B, class S, class C, int VEC, int CQT>
+__global__ void __launch_bounds__(256) pooling_max_backward_tiled(Geo g, const S *__restrict__ x,
+                                                                  const S *__restrict__ dy, S *__restrict__ dx,
+                                                                  C alpha, C beta, int tiles_w) {
+  constexpr int R = (K - 1) / B;  // outputs before a block's own that touch it
+  constexpr int TBW = 8, TBH = 256 / (CQT * TBW);
+  constexpr int OH = TBH + R, OW = TBW + R, ITEMS = OH * OW * CQT;
+  constexpr uint8_t kNone = 255;
+  __shared__ uint8_t code[ITEMS][VEC];
+  __shared__ Pack<S, VEC> dys[ITEMS];
+  const int n = blockIdx.y;
+  const int groups = g.cv / CQT;
+  const int cg = static_cast<int>(blockIdx.x % static_cast<unsigned>(groups));
+  const int t = static_cast<int>(blockIdx.x / static_cast<unsigned>(groups));
+  const int tw = t % tiles_w, th = t / tiles_w;
+  const int bh0 = th * TBH + g.blk_lo[1], bw0 = tw * TBW + g.blk_lo[2];
+  const S *xn = x + n * g.xs[0];
+  for (int item = threadIdx.x; item < ITEMS; item += 256) {
+    const int cq = item % CQT, pos = item / CQT;
+    const int oh = bh0 - R + pos / OW, ow = bw0 - R + pos % OW;
+    const int c = (cg * CQT + cq) * VEC;
+    uint8_t at[VEC];
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) at[l] = kNone;
+    if (oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2]) {
+      const int h0 = oh * B - g.pad[1], w0 = ow * B - g.pad[2];
+      C best[VEC];
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) best[l] = lowest<C>();
+#pragma unroll
+      for (int kh = 0; kh < K; ++kh)
+#pragma unroll
+        for (int kw = 0; kw < K; ++kw) {
+          const int h = h0 + kh, w = w0 + kw;
+          if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+              static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2])) {
+            C v[VEC];
+            load_vec<S, C, VEC>(xn + c * g.xs[1] + h * g.xs[3] + w * g.xs[4], v);
+#pragma unroll
+            for (int l = 0; l < VEC; ++l) {
+              const bool take = g.prop ? (best[l] == best[l] && (v[l] != v[l] || v[l] > best[l])) : v[l] > best[l];
+              best[l] = take ? v[l] : best[l];
+              at[l] = take ? static_cast<uint8_t>(kh * K + kw) : at[l];
+            }
+          }
+        }
+      dys[item] = *reinterpret_cast<const Pack<S, VEC> *>(dy + n * g.os[0] + c * g.os[1] + oh * g.os[3] + ow * g.os[4]);
+    }
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) code[item][l] = at[l];
+  }
+  __syncthreads();
+  const int cq = threadIdx.x % CQT, bl = threadIdx.x / CQT;
+  const int bhl = bl / TBW, bwl = bl % TBW;
+  const int bh = bh0 + bhl, bw = bw0 + bwl;
+  if (bh - g.blk_lo[1] >= g.ext[1] || bw - g.blk_lo[2] >= g.ext[2]) return;
+  const int c = (cg * CQT + cq) * VEC;
+  C acc[B * B][VEC];
+#pragma unroll
+  for (int j = 0; j < B * B; ++j)
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) acc[j][l] = C(0);
+#pragma unroll
+  for (int dh = R; dh >= 0; --dh)
+#pragma unroll
+    for (int dw = R; dw >= 0; --dw) {
+      const int oh = bh - dh, ow = bw - dw;
+      if (oh < 0 || oh >= g.out[1] || ow < 0 || ow >= g.out[2]) continue;
+      const int item = ((bhl + R - dh) * OW + (bwl + R - dw)) * CQT + cq;
+      const Pack<S, VEC> gp = dys[item];
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        const int cd = code[item][l];
+        const int jh = cd / K - dh * B, jw = cd % K - dw * B;  // position in the block (cd == 255: out of range)
+        const C gv = Storage<S>::template load<C>(gp.v[l]);
+#pragma unroll
+        for (int j = 0; j < B * B; ++j)
+          if (cd != kNone && jh == j / B && jw == j % B) acc[j][l] += gv;
+      }
+    }
+  const int r0 = bh * B - g.pad[1], c0 = bw * B - g.pad[2];
+#pragma unroll
+  for (int j = 0; j < B * B; ++j) {
+    const int h = r0 + j / B, w = c0 + j % B;
+    if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+        static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+      store_vec<S, C, VEC>(dx + n * g.is[0] + c * g.is[1] + h * g.is[3] + w * g.is[4], acc[j], alpha, beta);
+  }
+}
+
+// Launches the tiled max backward when it applies (true), else nothing.
+template <int K, int B, class S, class C, int VEC>
+bool launch_max_backward_tiled(const Geo &g, int n, const S *x, const S *dy, S *dx, C alpha, C beta,
+                               cudaStream_t stream) {
+  auto go = [&](auto cqt) {
+    constexpr int CQT = decltype(cqt)::value;
+    constexpr int TBW = 8, TBH = 256 / (CQT * TBW);
+    const int tiles_w = (g.ext[2] + TBW - 1) / TBW, tiles_h = (g.ext[1] + TBH - 1) / TBH;
+    const dim3 grid(static_cast<unsigned>(tiles_w * tiles_h * (g.cv / CQT)), static_cast<unsigned>(n));
+    pooling_max_backward_tiled<K, B, S, C, VEC, CQT><<<grid, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, tiles_w);
+    check_launch("pooling_max_backward_tiled");
+    return true;
+  };
+  if (g.cv % 8 == 0) return go(std::integral_constant<int, 8>{});
+  if (g.cv % 4 == 0) return go(std::integral_constant<int, 4>{});
+  return false;
+}
+
 // Sets the thread index space: n x cv x e0 x e1 x e2.
 uint32_t set_space(Geo &g, int n, const int *e) {
   for (int k = 0; k < 3; ++k) g.ext[k] = e[k];
@@ -372,6 +488,17 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
     }
     const uint32_t total = set_space(g, n, e);
     if (total == 0) return;
+    if constexpr (VEC > 1) {
+      // Channels innermost, max, a square 2x2 or 3x3 window: the tiled kernel
+      // (each window's maximum found once, not once per block it touches).
+      if (g.is_max && g.channels_inner && x != nullptr && square && n < 65536) {
+        bool done = false;
+        if (stride == 2 && g.win[1] == 3) done = launch_max_backward_tiled<3, 2, S, C, VEC>(g, n, x, dy, dx, alpha, beta, stream);
+        else if (stride == 2 && g.win[1] == 2) done = launch_max_backward_tiled<2, 2, S, C, VEC>(g, n, x, dy, dx, alpha, beta, stream);
+        else if (stride == 1 && g.win[1] == 3) done = launch_max_backward_tiled<3, 1, S, C, VEC>(g, n, x, dy, dx, alpha, beta, stream);
+        if (done) return;
+      }
+    }
 #define FDNN_POOL_BLOCKS(K, B) \
   pooling_backward_blocks<K, B, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, dy, dx, alpha, beta, total)
     if (stride == 2) {

@@ -148,6 +148,10 @@ static void bn_cases(void) {
       }
   bn_case(CUDNN_DATA_FLOAT, 1, 4, big, 0, 0, 1, 0);
   bn_case(CUDNN_DATA_HALF, 2, 4, big, 1, 0, 1, 0);
+  /* Sets of 0.4-1.6 MB: FreeDNN splits each over a cluster of several blocks. */
+  int huge[4] = {64, 32, 56, 56};
+  bn_case(CUDNN_DATA_FLOAT, 1, 4, huge, 0, 0, 1, 0.5);
+  bn_case(CUDNN_DATA_HALF, 1, 4, huge, 0, 0, 0.5, 0.25);
   /* Fused ops: NVIDIA runs them for NHWC (half) with SPATIAL_PERSISTENT. */
   for (int ops = 1; ops <= 2; ++ops) {
     bn_case(CUDNN_DATA_HALF, 2, 4, big, 1, ops, 1, 0);
