@@ -783,6 +783,7 @@ constexpr int kClusterThreads = 512, kMaxCluster = 8;
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters exist from sm_90 on
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ uint4 cluster_cache[];
@@ -880,6 +881,9 @@ __global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a
       if (v < ve) fwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cache[v - vb], ca, cb);
     }
   }
+#else
+  __trap();  // never launched: try_rows_cluster finds no cluster support
+#endif
 }
 
 // Backward of the rows form with a cluster per set: x and dy of the set are
@@ -887,6 +891,7 @@ __global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a
 // read from device memory once.
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kClusterThreads) rows_backward_cluster(NormArgs a) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters exist from sm_90 on
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ uint4 cluster_cache[];
@@ -992,6 +997,9 @@ __global__ void __launch_bounds__(kClusterThreads) rows_backward_cluster(NormArg
   }
   for (uint32_t v = vb + threadIdx.x; v < ve; v += kClusterThreads)
     bwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cx[v - vb], cg_[v - vb], A, B, Cc);
+#else
+  __trap();  // never launched: try_rows_cluster finds no cluster support
+#endif
 }
 
 // Launches rows_train_cluster (forward training) or rows_backward_cluster
