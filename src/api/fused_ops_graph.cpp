@@ -102,6 +102,39 @@ class Builder {
     return m == CUDNN_ACTIVATION_RELU;
   }
 
+  // Descriptor `label` (t) must have the dimensions of `like_label` (like).
+  void check_same_dims(L label, const cudnnTensorStruct &t, L like_label, const cudnnTensorStruct &like) const {
+    const char *name = fused::const_label_name(label), *like_name = fused::const_label_name(like_label);
+    check_arg(t.nb_dims == like.nb_dims, name, " has ", t.nb_dims, " dimensions, ", like_name, " has ",
+              like.nb_dims);
+    for (int d = 0; d < t.nb_dims; ++d)
+      check_arg(t.dims[d] == like.dims[d], name, " dimension ", d, " is ", t.dims[d], "; ", like_name, " has ",
+                like.dims[d]);
+  }
+
+  // The optional residual z (ZDESC, shaped like `like`) and its equivalent
+  // scale and bias (BN_Z_EQSCALEBIAS_DESC); kNoTensor for what is off.
+  struct Residual {
+    graph::Uid z = graph::kNoTensor, scale = graph::kNoTensor, bias = graph::kNoTensor;
+  };
+  Residual bind_residual(L like_label, const cudnnTensorStruct &like, bool per_activation) {
+    Residual r;
+    if (on(CUDNN_PARAM_ZDATA_PLACEHOLDER) && p_.tensor(CUDNN_PARAM_ZDESC) != nullptr) {
+      const cudnnTensorStruct &zd = tensor(CUDNN_PARAM_ZDESC);
+      check_same_dims(CUDNN_PARAM_ZDESC, zd, like_label, like);
+      r.z = bind(zd, CUDNN_PTR_ZDATA, CUDNN_PARAM_ZDATA_PLACEHOLDER);
+    }
+    const bool zs_on = on(CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER) && r.z != graph::kNoTensor;
+    const bool zb_on = on(CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
+    if (zs_on || zb_on) {
+      check_param(like, CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC, per_activation);
+      const cudnnTensorStruct &zsb = tensor(CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC);
+      if (zs_on) r.scale = bind(zsb, CUDNN_PTR_BN_Z_EQSCALE, CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER);
+      if (zb_on) r.bias = bind(zsb, CUDNN_PTR_BN_Z_EQBIAS, CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
+    }
+    return r;
+  }
+
   // Adds the user tensor of a descriptor, bound to a variant-pack label.
   graph::Uid bind(const cudnnTensorStruct &d, int ptr_label, L placeholder_label) {
     graph::Uid u = fg.g.add_tensor_auto(to_graph_tensor(d));
@@ -525,34 +558,19 @@ FusedGraph conv_scale_bias_add_act(const cudnnFusedOpsConstParamStruct &p) {
   b.bind_uid(cp.x, CUDNN_PTR_XDATA, CUDNN_PARAM_XDATA_PLACEHOLDER, xd.dtype);
   b.bind_uid(cp.w, CUDNN_PTR_WDATA, CUDNN_PARAM_WDATA_PLACEHOLDER, wd.dtype);
   b.bind_uid(cp.y, CUDNN_PTR_YDATA, CUDNN_PARAM_YDATA_PLACEHOLDER, yd.dtype);
-  graph::Uid scale = graph::kNoTensor, z = graph::kNoTensor, z_scale = graph::kNoTensor, z_bias = graph::kNoTensor;
+  graph::Uid scale = graph::kNoTensor;
   if (b.on(CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER)) {
     b.check_param(yd, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, false);
     scale = b.bind(b.tensor(CUDNN_PARAM_BN_EQSCALEBIAS_DESC), CUDNN_PTR_BN_EQSCALE, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER);
   }
-  if (b.on(CUDNN_PARAM_ZDATA_PLACEHOLDER) && p.tensor(CUDNN_PARAM_ZDESC) != nullptr) {
-    const cudnnTensorStruct &zd = b.tensor(CUDNN_PARAM_ZDESC);
-    check_arg(zd.nb_dims == yd.nb_dims, "CUDNN_PARAM_ZDESC has ", zd.nb_dims, " dimensions, CUDNN_PARAM_YDESC has ",
-              yd.nb_dims);
-    for (int d = 0; d < zd.nb_dims; ++d)
-      check_arg(zd.dims[d] == yd.dims[d], "CUDNN_PARAM_ZDESC dimension ", d, " is ", zd.dims[d],
-                "; CUDNN_PARAM_YDESC has ", yd.dims[d]);
-    z = b.bind(zd, CUDNN_PTR_ZDATA, CUDNN_PARAM_ZDATA_PLACEHOLDER);
-  }
-  const bool zs_on = b.on(CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER) && z != graph::kNoTensor;
-  const bool zb_on = b.on(CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
-  if (zs_on || zb_on) {
-    b.check_param(yd, CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC, false);
-    const cudnnTensorStruct &zsb = b.tensor(CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC);
-    if (zs_on) z_scale = b.bind(zsb, CUDNN_PTR_BN_Z_EQSCALE, CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER);
-    if (zb_on) z_bias = b.bind(zsb, CUDNN_PTR_BN_Z_EQBIAS, CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
-  }
+  const Builder::Residual res = b.bind_residual(CUDNN_PARAM_YDESC, yd, false);
   const bool relu = b.relu();
-  if (scale == graph::kNoTensor && z == graph::kNoTensor && z_bias == graph::kNoTensor && !relu) return std::move(b.fg);
+  if (scale == graph::kNoTensor && res.z == graph::kNoTensor && res.bias == graph::kNoTensor && !relu)
+    return std::move(b.fg);
   // The convolution writes a virtual tensor in y's type; the chain writes y.
   const graph::Uid c = b.virtual_like(cp.y, yd.dtype);
   std::get<graph::ConvolutionOp>(b.fg.g.ops().front()).y = c;
-  b.affine_chain(c, scale, graph::kNoTensor, z, z_scale, z_bias, relu, cp.y, yd.dtype);
+  b.affine_chain(c, scale, graph::kNoTensor, res.z, res.scale, res.bias, relu, cp.y, yd.dtype);
   return std::move(b.fg);
 }
 
@@ -562,15 +580,10 @@ FusedGraph scale_bias_add_act(const cudnnFusedOpsConstParamStruct &p) {
   require(b, CUDNN_PARAM_XDATA_PLACEHOLDER);
   require(b, CUDNN_PARAM_YDATA_PLACEHOLDER);
   const cudnnTensorStruct &xd = b.tensor(CUDNN_PARAM_XDESC), &yd = b.tensor(CUDNN_PARAM_YDESC);
-  check_arg(yd.nb_dims == xd.nb_dims, "CUDNN_PARAM_YDESC has ", yd.nb_dims, " dimensions, CUDNN_PARAM_XDESC has ",
-            xd.nb_dims);
-  for (int d = 0; d < xd.nb_dims; ++d)
-    check_arg(yd.dims[d] == xd.dims[d], "CUDNN_PARAM_YDESC dimension ", d, " is ", yd.dims[d],
-              "; CUDNN_PARAM_XDESC has ", xd.dims[d]);
+  b.check_same_dims(CUDNN_PARAM_YDESC, yd, CUDNN_PARAM_XDESC, xd);
   const graph::Uid x = b.bind(xd, CUDNN_PTR_XDATA, CUDNN_PARAM_XDATA_PLACEHOLDER);
   const graph::Uid y = b.bind(yd, CUDNN_PTR_YDATA, CUDNN_PARAM_YDATA_PLACEHOLDER);
-  graph::Uid scale = graph::kNoTensor, bias = graph::kNoTensor, z = graph::kNoTensor, z_scale = graph::kNoTensor,
-             z_bias = graph::kNoTensor;
+  graph::Uid scale = graph::kNoTensor, bias = graph::kNoTensor;
   const bool s_on = b.on(CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER), bi_on = b.on(CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER);
   if (s_on || bi_on) {
     b.check_param(xd, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, per_act);
@@ -578,25 +591,9 @@ FusedGraph scale_bias_add_act(const cudnnFusedOpsConstParamStruct &p) {
     if (s_on) scale = b.bind(sb, CUDNN_PTR_BN_EQSCALE, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER);
     if (bi_on) bias = b.bind(sb, CUDNN_PTR_BN_EQBIAS, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER);
   }
-  if (b.on(CUDNN_PARAM_ZDATA_PLACEHOLDER) && p.tensor(CUDNN_PARAM_ZDESC) != nullptr) {
-    const cudnnTensorStruct &zd = b.tensor(CUDNN_PARAM_ZDESC);
-    check_arg(zd.nb_dims == xd.nb_dims, "CUDNN_PARAM_ZDESC has ", zd.nb_dims, " dimensions, CUDNN_PARAM_XDESC has ",
-              xd.nb_dims);
-    for (int d = 0; d < zd.nb_dims; ++d)
-      check_arg(zd.dims[d] == xd.dims[d], "CUDNN_PARAM_ZDESC dimension ", d, " is ", zd.dims[d],
-                "; CUDNN_PARAM_XDESC has ", xd.dims[d]);
-    z = b.bind(zd, CUDNN_PTR_ZDATA, CUDNN_PARAM_ZDATA_PLACEHOLDER);
-  }
-  const bool zs_on = b.on(CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER) && z != graph::kNoTensor;
-  const bool zb_on = b.on(CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
-  if (zs_on || zb_on) {
-    b.check_param(xd, CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC, per_act);
-    const cudnnTensorStruct &zsb = b.tensor(CUDNN_PARAM_BN_Z_EQSCALEBIAS_DESC);
-    if (zs_on) z_scale = b.bind(zsb, CUDNN_PTR_BN_Z_EQSCALE, CUDNN_PARAM_BN_Z_EQSCALE_PLACEHOLDER);
-    if (zb_on) z_bias = b.bind(zsb, CUDNN_PTR_BN_Z_EQBIAS, CUDNN_PARAM_BN_Z_EQBIAS_PLACEHOLDER);
-  }
+  const Builder::Residual res = b.bind_residual(CUDNN_PARAM_XDESC, xd, per_act);
   const bool relu = b.relu();
-  b.affine_chain(x, scale, bias, z, z_scale, z_bias, relu, y, yd.dtype);
+  b.affine_chain(x, scale, bias, res.z, res.scale, res.bias, relu, y, yd.dtype);
   // After the chain in op order: the mask reads y.
   if (b.on(CUDNN_PARAM_ACTIVATION_BITMASK_PLACEHOLDER))
     b.gen_mask(yd, CUDNN_PTR_YDATA, CUDNN_PARAM_YDATA_PLACEHOLDER, relu);
@@ -649,11 +646,7 @@ FusedGraph dact_fork_dbn(const cudnnFusedOpsConstParamStruct &p) {
   graph::Uid dz = graph::kNoTensor;
   if (dz_on) {
     const cudnnTensorStruct &dzd = b.tensor(CUDNN_PARAM_DZDESC);
-    check_arg(dzd.nb_dims == dyd.nb_dims, "CUDNN_PARAM_DZDESC has ", dzd.nb_dims,
-              " dimensions, CUDNN_PARAM_DYDESC has ", dyd.nb_dims);
-    for (int i = 0; i < dzd.nb_dims; ++i)
-      check_arg(dzd.dims[i] == dyd.dims[i], "CUDNN_PARAM_DZDESC dimension ", i, " is ", dzd.dims[i],
-                "; CUDNN_PARAM_DYDESC has ", dyd.dims[i]);
+    b.check_same_dims(CUDNN_PARAM_DZDESC, dzd, CUDNN_PARAM_DYDESC, dyd);
     check_arg(dzd.dtype == dyd.dtype, "CUDNN_PARAM_DZDESC is ", type_info(dzd.dtype).enum_name,
               " but CUDNN_PARAM_DYDESC is ", type_info(dyd.dtype).enum_name);
     dz = b.bind(dzd, CUDNN_PTR_DZDATA, CUDNN_PARAM_DZDATA_PLACEHOLDER);
