@@ -85,6 +85,9 @@ class ExecutionPlan {
   // place), so that it must not count against the caller's workspace.
   virtual size_t scratch_size() const { return 0; }
   virtual void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const = 0;
+  // What the engine made of the graph, for verbose lines (a fusion engine
+  // names the pattern it recognised); empty when there is nothing to add.
+  virtual std::string detail() const { return {}; }
 
  private:
   const Engine &engine_;

@@ -118,8 +118,9 @@ void execute_plan(cudnnContext &h, const char *api_function, const ExecutionPlan
   if (h.device.kind == DeviceKind::cuda) gpu::synchronize(h.stream);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::ostringstream line;
-  line << "exec," << to_string(h.device) << ',' << api_function << ",engine=" << plan.engine().name() << ','
-       << g.to_string() << ',' << ms << "ms";
+  const std::string detail = plan.detail();
+  line << "exec," << to_string(h.device) << ',' << api_function << ",engine=" << plan.engine().name()
+       << (detail.empty() ? "" : "[" + detail + "]") << ',' << g.to_string() << ',' << ms << "ms";
   log::verbose_line(line.str());
 }
 

@@ -428,7 +428,9 @@ class Layout {
 
 class Plan final : public ExecutionPlan {
  public:
-  Plan(const Engine &e, const graph::Graph &g, const FusionPattern &p) : ExecutionPlan(e), layout_(g, p) {}
+  Plan(const Engine &e, const graph::Graph &g, const FusionPattern &p)
+      : ExecutionPlan(e), layout_(g, p), pattern_name_(p.name) {}
+  std::string detail() const override { return pattern_name_; }
   size_t workspace_size() const override { return layout_.workspace_size(); }
   size_t scratch_size() const override { return layout_.scratch_size(); }
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
@@ -437,6 +439,7 @@ class Plan final : public ExecutionPlan {
 
  private:
   Layout layout_;
+  std::string pattern_name_;
 };
 
 class RuntimeFusionEngine final : public Engine {
