@@ -1,8 +1,8 @@
-// Row-major GEMM for the CPU engines: OpenBLAS when the build found it
-// (FREEDNN_WITH_OPENBLAS), else a plain blocked loop. OpenBLAS is switched to
-// one thread at first use: the engines split their GEMMs over our own thread
-// pool (ExecContext::pool), so that the library's threads are the only ones
-// and FREEDNN_NUM_THREADS governs all of them.
+// Row-major GEMM for the CPU engines: OpenBLAS when the machine has it
+// (opened at first use, with kernels chosen for the CPU: see blas.cpp), else
+// a plain loop. OpenBLAS runs single-threaded: the engines split their GEMMs
+// over our own thread pool (ExecContext::pool), so that the library's threads
+// are the only ones and FREEDNN_NUM_THREADS governs all of them.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,9 @@ template <class T>
 void parallel_gemm(ThreadPool *pool, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha,
                    const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc);
 
-// True when the build links OpenBLAS.
+// True when OpenBLAS could be opened.
 bool have_blas();
+// The OpenBLAS kernel family in use ("SkylakeX", ...), "none" without it.
+const char *blas_core();
 
 }  // namespace fdnn::cpu

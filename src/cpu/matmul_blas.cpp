@@ -1,31 +1,29 @@
-// cpu.matmul.blas: float and double matmuls through the BLAS GEMM, one call
-// per batch (batches spread over the thread pool, BLAS itself single-threaded
-// here so that the two levels do not oversubscribe the cores). Needs each
-// matrix to have a unit stride in one of its two dims (row- or column-major).
+// cpu.matmul.blas: float and double matmuls through the BLAS GEMM
+// (cpu/blas.hpp): batches spread over the thread pool, and a single matrix
+// product split over it by blocks of columns or rows. Needs each matrix to
+// have a unit stride in one of its two dims (row- or column-major).
 #include "core/engine.hpp"
 #include "core/matmul_support.hpp"
 #include "core/thread_pool.hpp"
-
-#ifdef FREEDNN_WITH_OPENBLAS
-#include <cblas.h>
+#include "cpu/blas.hpp"
 
 namespace fdnn::cpu {
 namespace {
 
 // A matrix as BLAS sees it: transposed or not, and its leading dimension.
 struct BlasMatrix {
-  CBLAS_TRANSPOSE trans;
+  bool trans;
   int64_t ld;
 };
 
 // Row-major view: rows step by rs, columns by cs.
 bool blas_view(int64_t rs, int64_t cs, int64_t rows, int64_t cols, BlasMatrix *out) {
   if (cs == 1 && (rows == 1 || rs >= cols)) {
-    *out = {CblasNoTrans, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
+    *out = {false, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
     return true;
   }
   if (rs == 1 && (cols == 1 || cs >= rows)) {
-    *out = {CblasTrans, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+    *out = {true, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
     return true;
   }
   return false;
@@ -42,24 +40,26 @@ class Plan final : public ExecutionPlan {
     blas_view(geo.a_rs, geo.a_cs, geo.m, geo.k, &a);
     blas_view(geo.b_rs, geo.b_cs, geo.k, geo.n, &b);
     const int64_t batches = static_cast<int64_t>(geo.c_offsets.size());
-    openblas_set_num_threads(1);
-    auto run = [&](int64_t bi) {
-      if (t == CUDNN_DATA_FLOAT) {
-        cblas_sgemm(CblasRowMajor, a.trans, b.trans, geo.m, geo.n, geo.k, static_cast<float>(op.blend.alpha),
-                    static_cast<const float *>(pack.get(op.a)) + geo.a_offsets[bi], a.ld,
-                    static_cast<const float *>(pack.get(op.b)) + geo.b_offsets[bi], b.ld,
-                    static_cast<float>(op.blend.beta), static_cast<float *>(pack.get(op.c)) + geo.c_offsets[bi],
-                    geo.c_rs);
-      } else {
-        cblas_dgemm(CblasRowMajor, a.trans, b.trans, geo.m, geo.n, geo.k, op.blend.alpha,
-                    static_cast<const double *>(pack.get(op.a)) + geo.a_offsets[bi], a.ld,
-                    static_cast<const double *>(pack.get(op.b)) + geo.b_offsets[bi], b.ld, op.blend.beta,
-                    static_cast<double *>(pack.get(op.c)) + geo.c_offsets[bi], geo.c_rs);
-      }
+    auto run = [&](auto zero, ThreadPool *pool, int64_t bi) {
+      using T = decltype(zero);
+      parallel_gemm<T>(pool, a.trans, b.trans, geo.m, geo.n, geo.k, static_cast<T>(op.blend.alpha),
+                       static_cast<const T *>(pack.get(op.a)) + geo.a_offsets[bi], a.ld,
+                       static_cast<const T *>(pack.get(op.b)) + geo.b_offsets[bi], b.ld,
+                       static_cast<T>(op.blend.beta), static_cast<T *>(pack.get(op.c)) + geo.c_offsets[bi], geo.c_rs);
     };
-    ctx.pool->parallel_for(batches, [&](int64_t begin, int64_t end) {
-      for (int64_t bi = begin; bi < end; ++bi) run(bi);
-    });
+    auto dispatch = [&](ThreadPool *pool, int64_t bi) {
+      if (t == CUDNN_DATA_FLOAT) run(0.0f, pool, bi);
+      else run(0.0, pool, bi);
+    };
+    // Enough batches for every thread: one whole product each; else each
+    // product split over the pool.
+    if (ctx.pool != nullptr && batches >= ctx.pool->size()) {
+      ctx.pool->parallel_for(batches, [&](int64_t begin, int64_t end) {
+        for (int64_t bi = begin; bi < end; ++bi) dispatch(nullptr, bi);
+      });
+    } else {
+      for (int64_t bi = 0; bi < batches; ++bi) dispatch(ctx.pool, bi);
+    }
   }
 };
 
@@ -70,6 +70,7 @@ class BlasMatmulEngine final : public Engine {
   Support supports(const graph::Graph &g) const override {
     Support s = check_single_matmul(g);
     if (!s) return s;
+    if (!have_blas()) return Support::no("OpenBLAS (libopenblas.so.0) is not installed");
     const auto &op = std::get<graph::MatmulOp>(g.ops().front());
     const cudnnDataType_t t = g.tensor(op.c).dtype;
     if (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE) return Support::no("BLAS takes float and double only");
@@ -92,5 +93,3 @@ class BlasMatmulEngine final : public Engine {
 
 using fdnn::cpu::BlasMatmulEngine;
 FDNN_REGISTER_ENGINE(BlasMatmulEngine)
-
-#endif  // FREEDNN_WITH_OPENBLAS
