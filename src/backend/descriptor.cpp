@@ -47,9 +47,12 @@ void Descriptor::set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType
     fail(CUDNN_STATUS_BAD_PARAM, "attribute ", static_cast<int>(name),
          ": the descriptor is finalized and can no longer be changed");
   const AttrSpec *s = spec(name);
-  if (s == nullptr || !s->settable)
+  if (s == nullptr)
     fail(CUDNN_STATUS_BAD_PARAM, "attribute ", static_cast<int>(name),
-         " cannot be set on a descriptor of type ", static_cast<int>(type_));
+         " is not an attribute of a descriptor of type ", static_cast<int>(type_));
+  if (!s->settable)
+    fail(s->read_only_set_is_bad_param ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_NOT_SUPPORTED, "attribute ",
+         static_cast<int>(name), " is read-only: it is computed by finalize and cannot be set");
   if (type != s->type && type != s->alt_type)
     fail(s->wrong_type_is_bad_param ? CUDNN_STATUS_BAD_PARAM : CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "attribute ",
          static_cast<int>(name), " takes ",

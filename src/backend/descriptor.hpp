@@ -28,6 +28,9 @@ struct AttrSpec {
   // A set with a wrong type is BAD_PARAM rather than BAD_PARAM_ATTRIBUTE_TYPE
   // (cuDNN 9 differs per attribute: RNG seed, concat axis ...).
   bool wrong_type_is_bad_param = false;
+  // Setting a read-only attribute is NOT_SUPPORTED in cuDNN 9, except for a
+  // few where it answers BAD_PARAM (heuristics results, ...).
+  bool read_only_set_is_bad_param = false;
 };
 
 // What a finalized descriptor was made of: its type and the attributes its

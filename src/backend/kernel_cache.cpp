@@ -32,7 +32,8 @@ class KernelCacheDescriptor : public Descriptor {
       : Descriptor(CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR,
                    {
                        {CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR},
-                       {CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, 1, false},
+                       {CUDNN_ATTR_KERNEL_CACHE_IS_ENGINECFG_KERNEL_CACHED, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, 1, false,
+                        CUDNN_TYPE_BACKEND_DESCRIPTOR, true, false, true},
                        {CUDNN_ATTR_KERNEL_CACHE_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, kMaxJson},
                    }) {}
 
