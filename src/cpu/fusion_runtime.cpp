@@ -4,8 +4,8 @@
 // pointwise DAGs with reductions) tile by tile, so that virtual tensors are
 // never materialised whole:
 //
-//  1. The anchor's work is cut into slices: images of a convolution (a group
-//     of them, about kConvSliceElements output elements), tiles of rows and
+//  1. The anchor's work is cut into slices: images of a convolution (groups
+//     of them, at most about kConvSliceElements output elements), tiles of rows and
 //     columns of a matmul (kMatmulTile x kMatmulTile per batch index).
 //  2. Per slice: the prologues compute the slice of each anchor input they
 //     produce (pointwise_program.hpp) into a small buffer; the anchor runs on
@@ -38,7 +38,10 @@
 namespace fdnn::cpu {
 namespace {
 
-constexpr int64_t kConvSliceElements = int64_t{1} << 18;  // output elements of one conv slice (1 MiB of f32)
+// Output elements of one convolution slice (4 MiB of f32): slices of single
+// small images run the convolution at a fraction of its batched speed,
+// while a slice this size still stays in the cores' L2 for the epilogue.
+constexpr int64_t kConvSliceElements = int64_t{1} << 20;
 constexpr int64_t kMatmulTile = 256;                      // rows and columns of one matmul tile
 constexpr int64_t kMatmulTileElements = kMatmulTile * kMatmulTile;
 constexpr int kSlotsPerThread = 4;
@@ -231,8 +234,11 @@ class Layout {
       const graph::Tensor &per_image = wgrad ? g.tensor(conv.x) : g.tensor(io_.output);
       const int64_t image = std::max<int64_t>(per_image.element_count() / std::max<int64_t>(per_image.dims[0], 1), 1);
       const int64_t target = wgrad ? 4 * kConvSliceElements : kConvSliceElements;
+      // As few slices as the target allows, of equal size.
+      const int64_t images = std::max<int64_t>(per_image.dims[0], 1);
+      const int64_t slices = std::clamp<int64_t>((images * image + target - 1) / target, 1, images);
       grid_.extent = {per_image.dims[0]};
-      grid_.block = {std::clamp<int64_t>(target / image, 1, std::max<int64_t>(per_image.dims[0], 1))};
+      grid_.block = {(images + slices - 1) / slices};
       for (graph::Uid u : {conv.x, conv.y}) follows_[u][0] = 0;
       accumulate_ = wgrad;
     }

@@ -132,8 +132,19 @@ struct ProgramNest {
     row = dims.back();
     pieces = (row + kChunk - 1) / kChunk;
     for (size_t d = 0; d + 1 < dims.size(); ++d) outer *= dims[d];
+    // Short rows (the channels of an NHWC tensor with a per-channel bias,
+    // say) are taken several at a time, so that one block of kBlock
+    // elements still goes through each operation in one call.
+    if (dims.size() >= 2 && row <= kBlock / 2) {
+      group = std::min<int64_t>(dims[dims.size() - 2], kBlock / row);
+      groups = (dims[dims.size() - 2] + group - 1) / group;
+      pieces = 1;
+    }
   }
-  int64_t items() const { return outer * pieces; }
+  // Work items: (outer index, piece of the row), or with grouped rows
+  // (index over the dims outside the last two, group of rows).
+  int64_t items() const { return group > 1 ? outer / dims[dims.size() - 2] * groups : outer * pieces; }
+  int64_t group = 1, groups = 1;
 };
 
 namespace {
@@ -201,38 +212,88 @@ struct Runner {
     Scratch sc(p.nodes().size());
     const size_t nt = p.tensors().size(), nr = p.reductions().size();
     const int rank = static_cast<int>(nest.dims.size());
-    std::vector<char *> ptr(nt);
-    std::vector<int64_t> step(nt), rstep(nr), roff(nr), off(nt);
-    for (size_t t = 0; t < nt; ++t) step[t] = nest.strides[t][rank - 1];
-    for (size_t r = 0; r < nr; ++r) rstep[r] = nest.rstrides[r][rank - 1];
+    const bool grouped = nest.group > 1;
+    // Dims walked by the item index: all but the row (and, grouped, the
+    // dim of the rows grouped together).
+    const int walked = grouped ? rank - 2 : rank - 1;
+    Block b;
+    b.ptr.resize(nt);
+    b.step.resize(nt);
+    b.row_step.assign(nt, 0);
+    b.rstep.resize(nr);
+    b.row_rstep.assign(nr, 0);
+    b.roff.resize(nr);
+    for (size_t t = 0; t < nt; ++t) {
+      b.step[t] = nest.strides[t][rank - 1];
+      if (grouped) b.row_step[t] = nest.strides[t][rank - 2];
+    }
+    for (size_t r = 0; r < nr; ++r) {
+      b.rstep[r] = nest.rstrides[r][rank - 1];
+      if (grouped) b.row_rstep[r] = nest.rstrides[r][rank - 2];
+    }
+    std::vector<int64_t> off(nt);
+    std::vector<int64_t> roff(nr);
     for (int64_t item = lo; item < hi; ++item) {
-      int64_t outer = item / nest.pieces;
-      const int64_t begin = (item % nest.pieces) * kChunk;
-      const int64_t len = std::min(kChunk, nest.row - begin);
+      int64_t outer = grouped ? item / nest.groups : item / nest.pieces;
+      // Start of the item along the row (ungrouped) or the grouped dim.
+      const int64_t begin = grouped ? (item % nest.groups) * nest.group : (item % nest.pieces) * kChunk;
       std::fill(off.begin(), off.end(), 0);
-      for (size_t r = 0; r < nr; ++r) roff[r] = s.reduction_offset[r] + begin * rstep[r];
-      for (int d = rank - 2; d >= 0; --d) {
+      for (size_t r = 0; r < nr; ++r) roff[r] = s.reduction_offset[r];
+      for (int d = walked - 1; d >= 0; --d) {
         const int64_t i = outer % nest.dims[d];
         outer /= nest.dims[d];
         for (size_t t = 0; t < nt; ++t) off[t] += i * nest.strides[t][d];
         for (size_t r = 0; r < nr; ++r) roff[r] += i * nest.rstrides[r][d];
       }
-      for (size_t t = 0; t < nt; ++t)
-        ptr[t] = s.base[t] + (off[t] + begin * step[t]) * static_cast<int64_t>(es[t]);
-      run_row(sc, ptr, step, roff, rstep, len, slot);
+      if (grouped) {
+        b.rows = static_cast<int>(std::min(nest.group, nest.dims[rank - 2] - begin));
+        b.len = static_cast<int>(nest.row);
+        for (size_t t = 0; t < nt; ++t)
+          b.ptr[t] = s.base[t] + (off[t] + begin * b.row_step[t]) * static_cast<int64_t>(es[t]);
+        for (size_t r = 0; r < nr; ++r) b.roff[r] = roff[r] + begin * b.row_rstep[r];
+        run_block(sc, b, slot);
+        continue;
+      }
+      // One row piece, in blocks of kBlock elements.
+      const int64_t len = std::min(kChunk, nest.row - begin);
+      b.rows = 1;
+      for (int64_t i0 = 0; i0 < len; i0 += kBlock) {
+        b.len = static_cast<int>(std::min<int64_t>(kBlock, len - i0));
+        for (size_t t = 0; t < nt; ++t)
+          b.ptr[t] = s.base[t] + (off[t] + (begin + i0) * b.step[t]) * static_cast<int64_t>(es[t]);
+        for (size_t r = 0; r < nr; ++r) b.roff[r] = roff[r] + (begin + i0) * b.rstep[r];
+        run_block(sc, b, slot);
+      }
     }
   }
 
-  const C *operand(Scratch &sc, const ProgramOperand &o, int j, char *const *ptr, const int64_t *step, int64_t i0,
-                   int m) const {
+  // `rows` rows of `len` elements (rows * len <= kBlock): row j of tensor t
+  // starts at ptr[t] + j * row_step[t] elements, its elements step[t] apart.
+  struct Block {
+    int rows = 1, len = 0;
+    std::vector<char *> ptr;
+    std::vector<int64_t> step, row_step, rstep, row_rstep, roff;
+  };
+
+  // Whether tensor t's rows of this block lie end to end with unit stride.
+  bool contiguous(const Block &b, int t) const {
+    return b.step[t] == 1 && (b.rows == 1 || b.row_step[t] == b.len);
+  }
+
+  const C *operand(Scratch &sc, const ProgramOperand &o, int j, const Block &b) const {
     switch (o.kind) {
       case ProgramOperand::Kind::node: return sc.nodes.data() + static_cast<size_t>(o.index) * kBlock;
       case ProgramOperand::Kind::constant: return constants[o.index].data();
       case ProgramOperand::Kind::tensor: {
-        const char *src = ptr[o.index] + i0 * step[o.index] * static_cast<int64_t>(es[o.index]);
-        if (in_place[o.index] && step[o.index] == 1) return reinterpret_cast<const C *>(src);
+        const int t = o.index;
+        if (in_place[t] && contiguous(b, t)) return reinterpret_cast<const C *>(b.ptr[t]);
         C *dst = sc.loaded.data() + static_cast<size_t>(j) * kBlock;
-        load[o.index](src, step[o.index], m, dst);
+        if (contiguous(b, t)) {
+          load[t](b.ptr[t], 1, b.rows * b.len, dst);
+        } else {
+          for (int r = 0; r < b.rows; ++r)
+            load[t](b.ptr[t] + r * b.row_step[t] * static_cast<int64_t>(es[t]), b.step[t], b.len, dst + r * b.len);
+        }
         return dst;
       }
       case ProgramOperand::Kind::none: break;
@@ -240,42 +301,52 @@ struct Runner {
     return nullptr;
   }
 
-  void run_row(Scratch &sc, const std::vector<char *> &ptr, const std::vector<int64_t> &step,
-               const std::vector<int64_t> &roff, const std::vector<int64_t> &rstep, int64_t n, int slot) const {
+  void run_block(Scratch &sc, const Block &b, int slot) const {
     const std::vector<ProgramNode> &nodes = p.nodes();
-    for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
-      const int m = static_cast<int>(std::min<int64_t>(kBlock, n - i0));
-      for (size_t k = 0; k < nodes.size(); ++k) {
-        const ProgramNode &nd = nodes[k];
-        const C *src[3] = {nullptr, nullptr, nullptr};
-        for (int j = 0; j < nd.arity; ++j) src[j] = operand(sc, nd.in[j], j, ptr.data(), step.data(), i0, m);
-        C *out = sc.nodes.data() + k * kBlock;
-        compute[k](m, src[0], src[1], src[2], out, alpha1[k], alpha2[k], params[k]);
-        if (nd.store >= 0) {
-          const int t = nd.store;
-          store[t](ptr[t] + i0 * step[t] * static_cast<int64_t>(es[t]), step[t], m, out, alpha[k], beta[k]);
-        }
-        // Readers see what the op's output holds: alpha times the result,
-        // rounded to the tensor's type (beta is zero for read outputs).
-        if (alpha[k] != C(1))
-          for (int i = 0; i < m; ++i) out[i] *= alpha[k];
-        if (nd.round) {
-          round_store[k](sc.bytes.data(), 1, m, out, C(1), C(0));
-          round_load[k](sc.bytes.data(), 1, m, out);
+    const int m = b.rows * b.len;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      const ProgramNode &nd = nodes[k];
+      const C *src[3] = {nullptr, nullptr, nullptr};
+      for (int j = 0; j < nd.arity; ++j) src[j] = operand(sc, nd.in[j], j, b);
+      C *out = sc.nodes.data() + k * kBlock;
+      compute[k](m, src[0], src[1], src[2], out, alpha1[k], alpha2[k], params[k]);
+      if (nd.store >= 0) {
+        const int t = nd.store;
+        if (contiguous(b, t)) {
+          store[t](b.ptr[t], 1, m, out, alpha[k], beta[k]);
+        } else {
+          for (int r = 0; r < b.rows; ++r)
+            store[t](b.ptr[t] + r * b.row_step[t] * static_cast<int64_t>(es[t]), b.step[t], b.len, out + r * b.len,
+                     alpha[k], beta[k]);
         }
       }
-      for (size_t r = 0; r < p.reductions().size(); ++r) {
-        const ProgramReduction &red = p.reductions()[r];
-        const C *v = operand(sc, red.in, 0, ptr.data(), step.data(), i0, m);
-        double *acc = acc_values[r] + static_cast<int64_t>(slot) * red.outputs;
-        uint8_t *st = acc_states[r] + static_cast<int64_t>(slot) * red.outputs;
-        const int64_t o = roff[r] + i0 * rstep[r];
-        if (rstep[r] == 0 && (red.mode == CUDNN_REDUCE_TENSOR_ADD || red.mode == CUDNN_REDUCE_TENSOR_AVG)) {
+      // Readers see what the op's output holds: alpha times the result,
+      // rounded to the tensor's type (beta is zero for read outputs).
+      if (alpha[k] != C(1))
+        for (int i = 0; i < m; ++i) out[i] *= alpha[k];
+      if (nd.round) {
+        round_store[k](sc.bytes.data(), 1, m, out, C(1), C(0));
+        round_load[k](sc.bytes.data(), 1, m, out);
+      }
+    }
+    for (size_t r = 0; r < p.reductions().size(); ++r) {
+      const ProgramReduction &red = p.reductions()[r];
+      const C *v = operand(sc, red.in, 0, b);
+      double *acc = acc_values[r] + static_cast<int64_t>(slot) * red.outputs;
+      uint8_t *st = acc_states[r] + static_cast<int64_t>(slot) * red.outputs;
+      const bool sums = red.mode == CUDNN_REDUCE_TENSOR_ADD || red.mode == CUDNN_REDUCE_TENSOR_AVG;
+      for (int row = 0; row < b.rows; ++row) {
+        const C *vr = v + row * b.len;
+        const int64_t o = b.roff[r] + row * b.row_rstep[r];
+        const int64_t step = b.rstep[r];
+        if (step == 0 && sums) {
           double sum = 0;  // the common case (sums over the row): a vectorisable fold
-          for (int i = 0; i < m; ++i) sum += static_cast<double>(v[i]);
+          for (int i = 0; i < b.len; ++i) sum += static_cast<double>(vr[i]);
           acc[o] += sum;
+        } else if (step == 1 && sums) {
+          for (int i = 0; i < b.len; ++i) acc[o + i] += static_cast<double>(vr[i]);
         } else {
-          for (int i = 0; i < m; ++i) accumulate(red.mode, static_cast<double>(v[i]), acc[o + i * rstep[r]], st[o + i * rstep[r]]);
+          for (int i = 0; i < b.len; ++i) accumulate(red.mode, static_cast<double>(vr[i]), acc[o + i * step], st[o + i * step]);
         }
       }
     }
