@@ -1,12 +1,14 @@
 // cpu.dropout: the fast CPU dropout engine. Work is split by mask words (32
-// elements each) over the thread pool; each word's keep bits come from 8
-// Philox blocks (the same mapping as every engine, core/philox.hpp), then
-// its elements are scaled in float (double for DOUBLE data). Packed row-major
+// elements each) over the thread pool; a chunk's keep bits come from Philox
+// blocks computed 16 (AVX-512) or 8 (AVX2) at a time in vector registers
+// (philox_lanes.hpp; the same mapping as every engine, core/philox.hpp),
+// then its elements are scaled in float (double for DOUBLE data). Packed row-major
 // tensors are walked directly; any other layout through a per-chunk
 // multi-index counter.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "core/engine.hpp"
 #include "core/philox.hpp"
 #include "core/thread_pool.hpp"
+#include "cpu/convert_simd.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/philox_lanes.hpp"
 
@@ -24,46 +27,64 @@ constexpr int64_t kWordsPerChunk = 512;  // 16384 elements
 
 using Walker = RowMajorWalker;
 
-// keep_word of philox.hpp, 8 blocks at a time (philox_lanes.hpp). Same bits.
-uint32_t keep_word_batched(uint64_t seed, uint64_t offset, uint64_t word, uint64_t threshold) {
-  return philox_bits32(seed, offset, word, [threshold](uint32_t u) { return philox::keeps(u, threshold); });
+// y = keep ? x * scale : +0 over one word's elements (count <= 32) of packed
+// data; dropped elements are exactly +0, whatever x holds (NaN, inf). Full
+// words run a fixed 32-lane loop that the compiler vectorises; 16-bit types
+// convert through float with the F16C / shift conversions of convert_simd.hpp
+// (bit for bit the scalar ones), so no element goes through a double.
+template <class S, class C>
+inline void apply_word(const typename S::type *xp, typename S::type *yp, uint32_t bits, C scale, int64_t count) {
+  using T = typename S::type;
+  if constexpr (std::is_same_v<T, C>) {
+    if (count == 32) {
+      for (int j = 0; j < 32; ++j) yp[j] = ((bits >> j) & 1u) ? xp[j] * scale : C(0);
+    } else {
+      for (int64_t j = 0; j < count; ++j) yp[j] = ((bits >> j) & 1u) ? xp[j] * scale : C(0);
+    }
+  } else if constexpr (std::is_same_v<S, Storage<CUDNN_DATA_HALF>> || std::is_same_v<S, Storage<CUDNN_DATA_BFLOAT16>>) {
+    constexpr bool kBf16 = std::is_same_v<S, Storage<CUDNN_DATA_BFLOAT16>>;
+    float v[32];
+    const int cnt = static_cast<int>(count);
+    int done = kBf16 ? simd::bf16_to_float(xp, cnt, v) : simd::half_to_float(xp, cnt, v);
+    for (int j = done; j < cnt; ++j) v[j] = S::to_float(xp[j]);
+    if (cnt == 32) {
+      for (int j = 0; j < 32; ++j) v[j] = ((bits >> j) & 1u) ? v[j] * scale : 0.0f;
+    } else {
+      for (int j = 0; j < cnt; ++j) v[j] = ((bits >> j) & 1u) ? v[j] * scale : 0.0f;
+    }
+    done = simd::store_16bit<kBf16, false>(yp, v, cnt, 1.0f, 0.0f);
+    for (int j = done; j < cnt; ++j) yp[j] = S::from_float(v[j]);
+  } else {
+    for (int64_t j = 0; j < count; ++j) {
+      const C v = static_cast<C>(S::to_double(xp[j])) * scale;
+      yp[j] = S::from_double(static_cast<double>(((bits >> j) & 1u) ? v : C(0)));
+    }
+  }
 }
 
 template <class S, class C>
 void run_chunk(const graph::Tensor &x, const graph::Tensor &y, const typename S::type *xs, typename S::type *ys,
                uint32_t *mask, bool fwd, uint64_t seed, uint64_t offset, uint64_t threshold, C scale, int64_t w0,
                int64_t w1, int64_t n) {
+  // Forward: the chunk's mask words first, all at once (philox_lanes.hpp).
+  if (fwd) keep_words(seed, offset, static_cast<uint64_t>(w0), static_cast<uint64_t>(w1), threshold, mask + w0);
   const bool packed = x.is_packed_row_major() && y.is_packed_row_major();
-  const int64_t e0 = w0 * 32;
-  std::unique_ptr<Walker> xw, yw;
-  if (!packed) {
-    xw = std::make_unique<Walker>(x, e0);
-    yw = std::make_unique<Walker>(y, e0);
-  }
-  for (int64_t w = w0; w < w1; ++w) {
-    uint32_t bits;
-    if (fwd) {
-      bits = keep_word_batched(seed, offset, static_cast<uint64_t>(w), threshold);
-      mask[w] = bits;
-    } else {
-      bits = mask[w];
+  if (packed) {
+    for (int64_t w = w0; w < w1; ++w) {
+      const int64_t base = w * 32;
+      apply_word<S, C>(xs + base, ys + base, mask[w], scale, std::min<int64_t>(32, n - base));
     }
+    return;
+  }
+  Walker xw(x, w0 * 32), yw(y, w0 * 32);
+  for (int64_t w = w0; w < w1; ++w) {
+    const uint32_t bits = mask[w];
     const int64_t base = w * 32, count = std::min<int64_t>(32, n - base);
-    if (packed) {
-      const typename S::type *xp = xs + base;
-      typename S::type *yp = ys + base;
-      for (int64_t j = 0; j < count; ++j) {
-        // Dropped elements are exactly +0, whatever x holds (NaN, inf).
-        const C v = static_cast<C>(S::to_double(xp[j])) * scale;
-        yp[j] = S::from_double(static_cast<double>(((bits >> j) & 1u) ? v : C(0)));
-      }
-    } else {
-      for (int64_t j = 0; j < count; ++j) {
-        const C v = static_cast<C>(S::to_double(xs[xw->offset()])) * scale;
-        ys[yw->offset()] = ((bits >> j) & 1u) ? S::from_double(static_cast<double>(v)) : S::from_double(0.0);
-        xw->next();
-        yw->next();
-      }
+    for (int64_t j = 0; j < count; ++j) {
+      const C v = static_cast<C>(S::to_double(xs[xw.offset()])) * scale;
+      ys[yw.offset()] = ((bits >> j) & 1u) ? S::from_double(static_cast<double>(v)) : S::from_double(0.0);
+      xw.next();
+      yw.next();
     }
   }
 }

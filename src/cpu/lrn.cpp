@@ -13,6 +13,8 @@
 //    is B(x^2) - 2 m B(x) + B(1) m^2 (see graph/op_lrn.hpp for the formulas).
 // Blocks are spread over the thread pool. FLOAT, HALF and BFLOAT16 compute
 // in float, DOUBLE in double. S^-beta is exp(-beta log S) (vec_math.hpp).
+// Cross-channel LRN of FLOAT, HALF and BFLOAT16 data in NCHW-like and
+// NHWC-like layouts first tries the fused paths of lrn_cross_fast.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -26,6 +28,7 @@
 #include "core/lrn_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/lrn_cross_fast.hpp"
 #include "cpu/vec_math.hpp"
 
 namespace fdnn::cpu {
@@ -417,6 +420,7 @@ class Plan final : public ExecutionPlan {
   using ExecutionPlan::ExecutionPlan;
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::LrnOp>(g.ops().front());
+    if (lrn_fast::run_cross_channel(ctx, g, op, pack)) return;
     switch (g.tensor(op.x).dtype) {
       case CUDNN_DATA_FLOAT: run<Storage<CUDNN_DATA_FLOAT>, float>(ctx, g, op, pack); break;
       case CUDNN_DATA_DOUBLE: run<Storage<CUDNN_DATA_DOUBLE>, double>(ctx, g, op, pack); break;
