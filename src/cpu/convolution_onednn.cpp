@@ -28,6 +28,27 @@
 // reads twice as much). The reorder is 1-2% of a convolution at batch 8 and
 // up to ~35% for 7x7x512 at batch 1.
 //
+// Forward and backward-data problems whose filter is far larger than their
+// activations (batch 1 of ResNet's last layers: 512x512x3x3 is 9.4 MB
+// against 100 KB of activations) run as several convolutions over slices of
+// the output's channels (K forward, C for dx; the "split"): each slice's
+// filter is reordered into a buffer that stays in the core's L2 and is read
+// from there by the convolution right after, instead of one reorder of the
+// whole filter through L3/DRAM before a convolution that reads it back from
+// there. The reorder itself already runs near memcpy speed on oneDNN's
+// jit:uni kernel (9.4 MB on one core: 0.74 ms, memcpy 0.67 ms; our AVX-512
+// 16x16 transposes took 1.08 ms), and a bitwise comparison with a cached copy
+// costs as much as the copy (memcmp 0.63 ms), so neither a faster copy nor a
+// safe "unchanged filter" check pays; keeping the copy in L2 does (2 threads,
+// 512x7x7 mb1, best of 300 calls against oneDNN with pre-reordered weights:
+// forward 0.57-0.59 -> 0.79-0.81; backward data 0.50-0.56 -> 0.57-0.59,
+// too little: it splits only when forced). Each slice is three oneDNN calls
+// (reorder, convolution, blend), so the split has more OpenMP barriers: on a
+// machine whose cores are taken by other processes it can lose more than one
+// convolution does (backward data's median did, by 2-6x; forward's did not).
+// FREEDNN_ONEDNN_CONV_SPLIT=0 turns it off, =1 forces it wherever it applies
+// (forward and backward data; tests reach it with small problems that way).
+//
 // Memory: every staged operand (reordered activations and filters, the
 // flipped filter, the output before blending, oneDNN's scratchpad) lives in
 // the handle's scratch, never in the caller's workspace: cuDNN's workspace
@@ -40,6 +61,7 @@
 // machine is never oversubscribed.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -113,6 +135,26 @@ memory::desc user_weights_desc(const graph::Tensor &w, int64_t G) {
 
 memory::desc any_like(const memory::desc &d) {
   return memory::desc(d.dims(), d.data_type(), memory::format_tag::any);
+}
+
+// A dense desc of `dims` whose dimensions lie in memory in the same order as
+// in `like` (a plain layout), else format_tag::any: the output slices of a
+// split keep the whole output's layout, which oneDNN's backward-data kernels
+// need to match dy's.
+memory::desc dense_like(const memory::desc &like, const memory::dims &dims) {
+  const auto &blk = like.data.format_desc.blocking;
+  if (like.data.format_kind != dnnl_blocked || blk.inner_nblks != 0)
+    return memory::desc(dims, like.data_type(), memory::format_tag::any);
+  std::vector<int> order(dims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return blk.strides[a] > blk.strides[b]; });
+  memory::dims strides(dims.size());
+  memory::dim step = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    strides[order[i]] = step;
+    step *= dims[order[i]];
+  }
+  return memory::desc(dims, like.data_type(), strides);
 }
 
 // Packed row-major strides of a desc's dims (the plain KCRS filter).
@@ -202,6 +244,12 @@ Choice build(Dir dir, const ConvShape &s, const memory::desc &x, const memory::d
 
 bool is_reference_impl(const std::string &impl) { return impl.rfind("ref", 0) == 0; }
 
+// Split threshold: filter bytes over activation bytes (x + y). 512x7x7 at
+// batch 1 has 47 (split: 0.63 -> 0.9 of oneDNN on one thread); at batch 8
+// and 256x14x14 batch 1 (6: the reorder is a smaller share) the gain was
+// within this machine's noise, so they keep one convolution.
+constexpr size_t kSplitFilterToActivations = 16;
+
 // oneDNN's im2col GEMM is as fast as its brgemm kernels only for 1x1, stride
 // 1, unpadded problems (no im2col copy); elsewhere reordering the activations
 // costs less than it loses.
@@ -284,6 +332,55 @@ Decision decide_layouts(const graph::Graph &g) {
   return d;
 }
 
+// The filter dimension that a split slices: output channels (0) forward,
+// input channels (1) for backward data (each slice of dx needs only its
+// input channels of the filter), -1 where the engine does not split.
+int split_filter_dim(const ConvGeometry &geo) {
+  if (geo.G != 1) return -1;
+  return geo.direction == Dir::forward ? 0 : geo.direction == Dir::backward_data ? 1 : -1;
+}
+
+// The channels of one oneDNN convolution in a split (see the top of the
+// file), or 0 for no split. `pw` is the whole problem's filter layout: its
+// block along the sliced dimension sets the slice, one block per thread, so
+// that every thread gets whole blocks of each slice.
+int64_t split_channels(const ConvGeometry &geo, const memory::desc &pw, int threads) {
+  const int dim = split_filter_dim(geo);
+  if (dim < 0) return 0;
+  const int64_t total = dim == 0 ? geo.K : geo.C;
+  const char *env = std::getenv("FREEDNN_ONEDNN_CONV_SPLIT");
+  const std::string mode = env != nullptr ? env : "";
+  if (mode == "0") return 0;
+  if (mode == "1") {
+    // Forced: the smallest slices (at most 16 channels) that divide the dimension.
+    for (int64_t kc = std::min<int64_t>(16, total / 2); kc >= 1; --kc)
+      if (total % kc == 0) return kc;
+    return 0;
+  }
+  // Backward data splits only when forced: its best case gained little
+  // (0.50-0.56 -> 0.57-0.59 of oneDNN) and its median under other load lost
+  // 2-6x (see the top of the file).
+  if (dim == 1) return 0;
+  int64_t ob = 1;
+  const auto &blk = pw.data.format_desc.blocking;
+  if (pw.data.format_kind == dnnl_blocked)
+    for (int i = 0; i < blk.inner_nblks; ++i)
+      if (blk.inner_idxs[i] == dim) ob *= blk.inner_blks[i];
+  if (ob == 1) return 0;
+  // One block per thread (32 of 4608 floats at 512x3x3: 590 KB per thread;
+  // measured on one thread, 512x7x7 mb1: 0.92 / 0.88 / 0.78 of oneDNN with
+  // 1, 2, 4 blocks).
+  int64_t kc = ob * std::max(threads, 1);
+  while (kc > ob && (total % kc != 0 || total / kc < 2)) kc /= 2;
+  if (total % kc != 0 || total / kc < 2) return 0;
+  // Worth it when the filter does not stay in L2 and dwarfs the activations
+  // (each slice reads all of its input again and copies its part of the output).
+  const size_t w_bytes = pw.get_size();
+  const size_t act_bytes = user_desc(geo.x).get_size() + user_desc(geo.y).get_size();
+  if (w_bytes < (size_t{1} << 21) || w_bytes < kSplitFilterToActivations * act_bytes) return 0;
+  return kc;
+}
+
 // Reverses the taps of every (k, c) row of a packed KCRS filter: flipping all
 // spatial dimensions reverses the row-major tap index.
 void reverse_taps(const void *src, void *dst, int64_t rows, int64_t taps, size_t elem) {
@@ -311,10 +408,13 @@ class OnednnConvPlan final : public ExecutionPlan {
     out_ = convolution_output_operand(geo_.direction);
     taps_ = geo_.filter_taps();
     rows_ = geo_.K * geo_.Cg;
+    if (!has_t_) plan_split(std::get<graph::ConvolutionOp>(g.ops().front()));
+    const bool split = split_kc_ > 0;
     const memory::desc *user[3] = {&ux_, &uw_, &uy_};
     const memory::desc *prim[3] = {&c_.px, &c_.pw, &c_.py};
     for (int i = 0; i < 3; ++i) {
       const bool flipped = i == 1 && geo_.flip;
+      if (i == out_ && split) continue;  // the split stages its output slices itself
       if (i == out_) {
         // The primitive's output before blending: used unless the call is
         // alpha 1, beta 0 into the caller's layout.
@@ -340,11 +440,19 @@ class OnednnConvPlan final : public ExecutionPlan {
           to_packed_ = make_reorder(uw_, packed_);
         }
         flip_offset_ = scratch_.reserve(packed_.get_size());
+        if (split) {
+          prepare_split_filter(packed_);
+          continue;
+        }
         if (!(packed_ == *prim[i])) {
           stage_offset_[i] = scratch_.reserve(prim[i]->get_size());
           staged_[i] = true;
           in_reorder_[i] = make_reorder(packed_, *prim[i]);
         }
+        continue;
+      }
+      if (i == 1 && split) {
+        prepare_split_filter(uw_);
         continue;
       }
       if (!(*prim[i] == *user[i])) {
@@ -353,7 +461,8 @@ class OnednnConvPlan final : public ExecutionPlan {
         in_reorder_[i] = make_reorder(*user[i], *prim[i]);
       }
     }
-    pad_offset_ = scratch_.reserve(std::max(c_.scratchpad.get_size(), has_t_ ? t_.scratchpad.get_size() : 0));
+    pad_offset_ = scratch_.reserve(std::max({c_.scratchpad.get_size(), has_t_ ? t_.scratchpad.get_size() : 0,
+                                             split ? sc_.scratchpad.get_size() : 0}));
   }
 
   // The handle's scratch is malloc'ed (16-byte aligned); the offsets are laid
@@ -392,6 +501,7 @@ class OnednnConvPlan final : public ExecutionPlan {
             plain = scratch + plain_offset_;
           }
           reverse_taps(plain, scratch + flip_offset_, rows_, taps_, memory::data_type_size(packed_.data_type()));
+          if (split_kc_ > 0) continue;  // the split reorders its slices of the flipped copy
           memory flipped(packed_, dnnl_cpu(), scratch + flip_offset_);
           if (staged_[1]) {
             prim_mem[1] = memory(*pdesc[1], dnnl_cpu(), scratch + stage_offset_[1]);
@@ -401,6 +511,7 @@ class OnednnConvPlan final : public ExecutionPlan {
           }
           continue;
         }
+        if (i == 1 && split_kc_ > 0) continue;
         memory um(*udesc[i], dnnl_cpu(), user[i]);
         if (staged_[i]) {
           prim_mem[i] = memory(*pdesc[i], dnnl_cpu(), scratch + stage_offset_[i]);
@@ -408,6 +519,12 @@ class OnednnConvPlan final : public ExecutionPlan {
         } else {
           prim_mem[i] = um;
         }
+      }
+      if (split_kc_ > 0) {
+        run_split(strm, scratch, prim_mem[out_ == 2 ? 0 : 2], geo_.flip ? scratch + flip_offset_ : user[1], user[out_],
+                  alpha, beta);
+        strm.wait();
+        return;
       }
       const bool direct = out_direct_ok_ && alpha == 1.0f && beta == 0.0f;
       // BFLOAT16 outputs that are not written in place go through the
@@ -450,7 +567,7 @@ class OnednnConvPlan final : public ExecutionPlan {
           from = &packed_;
         }
         memory dst(*udesc[out_], dnnl_cpu(), user[out_]);
-        blend_reorder(*from, alpha, beta).execute(strm, result, dst);
+        blend_reorder(*from, *udesc[out_], alpha, beta, 0).execute(strm, result, dst);
       }
       strm.wait();
     } catch (const dnnl::error &e) {
@@ -461,6 +578,86 @@ class OnednnConvPlan final : public ExecutionPlan {
   const std::string &impl() const { return c_.impl; }
 
  private:
+  static const memory::dims &plain_strides(const memory::desc &d, memory::dims *out) {
+    const auto &blk = d.data.format_desc.blocking;
+    out->assign(blk.strides, blk.strides + d.data.ndims);
+    return *out;
+  }
+
+  // Builds the convolution of one slice of split_kc_ channels, or leaves
+  // split_kc_ at 0 when oneDNN has no fast kernel for it.
+  void plan_split(const graph::ConvolutionOp &op) {
+    const int64_t kc = split_channels(geo_, c_.pw, static_cast<int>(ThreadPool::global().size()));
+    if (kc == 0) return;
+    const bool fwd = geo_.direction == Dir::forward;
+    const memory::desc &uout = fwd ? uy_ : ux_;
+    memory::dims wd = uw_.dims(), od = uout.dims();
+    wd[fwd ? 0 : 1] = kc;
+    od[1] = kc;
+    const auto any = memory::format_tag::any;
+    try {
+      sc_ = fwd ? build(Dir::forward, shape_of(op), c_.px, memory::desc(wd, uw_.data_type(), any), dense_like(c_.py, od))
+                : build(Dir::backward_data, shape_of(op), dense_like(c_.px, od), memory::desc(wd, uw_.data_type(), any),
+                        c_.py);
+    } catch (const dnnl::error &) {
+      return;
+    }
+    if (is_reference_impl(sc_.impl) || !(fwd ? sc_.px == c_.px : sc_.py == c_.py)) return;
+    split_kc_ = kc;
+    memory::dims os;
+    plain_strides(uout, &os);
+    split_out_ = memory::desc(od, uout.data_type(), os);
+    split_out_step_ = kc * os[1] * static_cast<int64_t>(memory::data_type_size(uout.data_type()));
+    split_w_offset_ = scratch_.reserve(sc_.pw.get_size());
+    split_out_offset_ = scratch_.reserve((fwd ? sc_.py : sc_.px).get_size());
+  }
+
+  // The split's slices of the filter source: the caller's filter, or its
+  // flipped packed copy (CONVOLUTION mode).
+  void prepare_split_filter(const memory::desc &source) {
+    const int dim = split_filter_dim(geo_);
+    memory::dims wd = source.dims(), ws;
+    plain_strides(source, &ws);
+    wd[dim] = split_kc_;
+    split_wsrc_ = memory::desc(wd, source.data_type(), ws);
+    split_w_step_ = split_kc_ * ws[dim] * static_cast<int64_t>(memory::data_type_size(source.data_type()));
+    split_w_reorder_ = make_reorder(split_wsrc_, sc_.pw);
+  }
+
+  // The convolution in slices of channels: reorder the slice's filter into a
+  // buffer that stays in L2, convolve, blend the slice into the caller's
+  // output. `in` is the primitive's input activation (x forward, dy backward).
+  void run_split(dnnl::stream &strm, char *scratch, const memory &in, const void *w_source, void *out, float alpha,
+                 float beta) const {
+    const bool fwd = geo_.direction == Dir::forward;
+    const memory::desc &pout = fwd ? sc_.py : sc_.px;
+    memory wslice(sc_.pw, dnnl_cpu(), scratch + split_w_offset_);
+    memory oslice(pout, dnnl_cpu(), scratch + split_out_offset_);
+    memory pad(sc_.scratchpad, dnnl_cpu(), scratch + pad_offset_);
+    memory wsrc(split_wsrc_, dnnl_cpu(), const_cast<void *>(w_source));
+    memory odst(split_out_, dnnl_cpu(), out);
+    const dnnl::reorder blend = blend_reorder(pout, split_out_, alpha, beta, 1);
+    const std::unordered_map<int, memory> args =
+        fwd ? std::unordered_map<int, memory>{{DNNL_ARG_SRC, in},
+                                              {DNNL_ARG_WEIGHTS, wslice},
+                                              {DNNL_ARG_DST, oslice},
+                                              {DNNL_ARG_SCRATCHPAD, pad}}
+            : std::unordered_map<int, memory>{{DNNL_ARG_DIFF_DST, in},
+                                              {DNNL_ARG_WEIGHTS, wslice},
+                                              {DNNL_ARG_DIFF_SRC, oslice},
+                                              {DNNL_ARG_SCRATCHPAD, pad}};
+    const char *wbase = static_cast<const char *>(w_source);
+    char *obase = static_cast<char *>(out);
+    const int64_t slices = (fwd ? geo_.K : geo_.C) / split_kc_;
+    for (int64_t j = 0; j < slices; ++j) {
+      wsrc.set_data_handle(const_cast<char *>(wbase + j * split_w_step_));
+      odst.set_data_handle(obase + j * split_out_step_);
+      split_w_reorder_.execute(strm, wsrc, wslice);
+      sc_.prim.execute(strm, args);
+      blend.execute(strm, oslice, odst);
+    }
+  }
+
   static dnnl::reorder make_reorder(const memory::desc &from, const memory::desc &to,
                                     const dnnl::primitive_attr &attr = dnnl::primitive_attr()) {
     return dnnl::reorder(dnnl::reorder::primitive_desc(dnnl_cpu(), from, dnnl_cpu(), to, attr));
@@ -468,10 +665,13 @@ class OnednnConvPlan final : public ExecutionPlan {
 
   // out = alpha * result + beta * out, cached per (alpha, beta): oneDNN 2.6
   // takes the sum post-op's scale only at creation.
-  dnnl::reorder blend_reorder(const memory::desc &from, float alpha, float beta) const {
+  // `slot` tells the (from, to) pairs apart: 0 the whole output, 1 one slice
+  // of the split.
+  dnnl::reorder blend_reorder(const memory::desc &from, const memory::desc &to, float alpha, float beta,
+                              int slot) const {
     std::lock_guard<std::mutex> lock(blend_mutex_);
     for (const auto &b : blends_)
-      if (b.alpha == alpha && b.beta == beta) return b.prim;
+      if (b.alpha == alpha && b.beta == beta && b.slot == slot) return b.prim;
     dnnl::primitive_attr attr;
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
@@ -479,14 +679,14 @@ class OnednnConvPlan final : public ExecutionPlan {
       po.append_sum(beta);
       attr.set_post_ops(po);
     }
-    const memory::desc &to = out_ == 0 ? ux_ : out_ == 1 ? uw_ : uy_;
     dnnl::reorder r = make_reorder(from, to, attr);
-    if (blends_.size() < 8) blends_.push_back({alpha, beta, r});
+    if (blends_.size() < 8) blends_.push_back({alpha, beta, slot, r});
     return r;
   }
 
   struct Blend {
     float alpha, beta;
+    int slot;
     dnnl::reorder prim;
   };
   static constexpr size_t kBaseAlign = 4096;
@@ -513,6 +713,13 @@ class OnednnConvPlan final : public ExecutionPlan {
   WorkspaceLayout scratch_;
   mutable std::mutex blend_mutex_;
   mutable std::vector<Blend> blends_;
+  // Split (see the top of the file): slices of split_kc_ channels, 0 for none.
+  int64_t split_kc_ = 0;
+  Choice sc_;                            // the convolution of one slice
+  memory::desc split_wsrc_, split_out_;  // one slice of the filter source and of the caller's output
+  int64_t split_w_step_ = 0, split_out_step_ = 0;  // bytes from one slice to the next
+  dnnl::reorder split_w_reorder_;
+  size_t split_w_offset_ = 0, split_out_offset_ = 0;
 };
 
 class OnednnConvolutionEngine final : public Engine {

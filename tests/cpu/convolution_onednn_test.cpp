@@ -52,16 +52,18 @@ struct Problem {
 enum class Act { nchw, nhwc, strided };
 
 Problem make_problem(Rng &rng, cudnnDataType_t dtype, int nsp, int64_t G, int64_t Cg, int64_t Kg, int64_t f,
-                     int stride, int dil, int pad, Act act, cudnnConvolutionMode_t mode, cudnnTensorFormat_t wformat) {
+                     int stride, int dil, int pad, Act act, cudnnConvolutionMode_t mode, cudnnTensorFormat_t wformat,
+                     bool smallest = false) {
   Problem pr;
   pr.dtype = dtype;
   pr.p.groups = static_cast<int>(G);
   pr.p.mode = mode;
   pr.wformat = wformat;
-  std::vector<int64_t> xd{rng.integer(1, 3), G * Cg}, wd{G * Kg, Cg};
+  // `smallest`: one image whose output extents are 1 (large filters stay cheap for the reference).
+  std::vector<int64_t> xd{smallest ? 1 : rng.integer(1, 3), G * Cg}, wd{G * Kg, Cg};
   for (int d = 0; d < nsp; ++d) {
     const int64_t span = (f - 1) * dil + 1;
-    xd.push_back(std::max<int64_t>(span - 2 * pad, 1) + rng.integer(0, nsp == 3 ? 3 : 6));
+    xd.push_back(std::max<int64_t>(span - 2 * pad, 1) + (smallest ? 0 : rng.integer(0, nsp == 3 ? 3 : 6)));
     wd.push_back(f);
     pr.p.pad.push_back(pad);
     pr.p.stride.push_back(stride);
@@ -300,6 +302,60 @@ TEST_F(OnednnConvolution, Bfloat16) {
     }
 }
 
+// Forward in slices of output channels and backward data in slices of input
+// channels (the split, forced with FREEDNN_ONEDNN_CONV_SPLIT=1 so that small
+// problems take it): every activation layout, both filter formats,
+// CONVOLUTION mode (slices of the flipped copy), alpha/beta blending of each
+// slice into the caller's output.
+TEST_F(OnednnConvolution, SplitOverChannels) {
+  ScopedEnv force("FREEDNN_ONEDNN_CONV_SPLIT", "1");
+  PinnedHandle h;
+  Rng rng(31);
+  struct Case {
+    int nsp;
+    int64_t Cg, Kg, f;
+    int stride, dil, pad;
+    Act act;
+    cudnnConvolutionMode_t mode;
+    cudnnTensorFormat_t wformat;
+  };
+  const cudnnConvolutionMode_t X = CUDNN_CROSS_CORRELATION, C = CUDNN_CONVOLUTION;
+  const cudnnTensorFormat_t KCRS = CUDNN_TENSOR_NCHW, KRSC = CUDNN_TENSOR_NHWC;
+  const std::vector<Case> cases = {
+      {2, 16, 48, 3, 1, 1, 1, Act::nhwc, X, KRSC},    // the bench's layouts
+      {2, 8, 32, 3, 2, 1, 1, Act::nchw, X, KCRS},     // reordered activations, y slices of NCHW
+      {2, 5, 32, 3, 1, 2, 2, Act::strided, C, KRSC},  // gaps, flipped KRSC slices, dilation
+      {2, 16, 40, 1, 1, 1, 0, Act::nhwc, C, KCRS},    // 1x1, slices of 8 channels
+      {3, 4, 32, 2, 1, 1, 1, Act::nhwc, X, KRSC},     // 3-d
+      {2, 16, 7, 3, 1, 1, 1, Act::nhwc, X, KRSC},     // prime K: slices of one channel (or no split)
+  };
+  for (Dir dir : {Dir::fwd, Dir::bwd_data, Dir::bwd_filter})  // backward filter: never split, still right
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case &c = cases[i];
+      // Backward data slices C: the same cases with C and K swapped.
+      const bool bd = dir == Dir::bwd_data;
+      const Problem pr = make_problem(rng, CUDNN_DATA_FLOAT, c.nsp, 1, bd ? c.Kg : c.Cg, bd ? c.Cg : c.Kg, c.f,
+                                      c.stride, c.dil, c.pad, c.act, c.mode, c.wformat);
+      for (const AlphaBeta &ab : {kAlphaBeta[i % kAlphaBeta.size()], AlphaBeta{1, 0}})
+        run_and_compare(h, pr, dir, engine_algo(dir), ab);
+    }
+}
+
+// The split as chosen without forcing: a filter of 2.4 MB against a few KB
+// of activations, NHWC, with and without beta (forward splits; backward data
+// keeps one convolution unless forced).
+TEST_F(OnednnConvolution, SplitChosenForLargeFilters) {
+  ScopedEnv unforced("FREEDNN_ONEDNN_CONV_SPLIT", nullptr);
+  PinnedHandle h;
+  Rng rng(37);
+  const Problem pr = make_problem(rng, CUDNN_DATA_FLOAT, 2, 1, 256, 256, 3, 1, 1, 0, Act::nhwc,
+                                  CUDNN_CROSS_CORRELATION, CUDNN_TENSOR_NHWC, true);
+  for (Dir dir : {Dir::fwd, Dir::bwd_data}) {
+    run_and_compare(h, pr, dir, engine_algo(dir), {1, 0});
+    run_and_compare(h, pr, dir, engine_algo(dir), {-0.5, 2});
+  }
+}
+
 // The filter changes between calls with the same pointer (every training
 // step does this): the engine must not reuse a reordered copy.
 TEST_F(OnednnConvolution, FilterUpdatedInPlaceIsReread) {
@@ -308,16 +364,20 @@ TEST_F(OnednnConvolution, FilterUpdatedInPlaceIsReread) {
                             CUDNN_TENSOR_NCHW);
   Bound b(pr);
   Buffer xb = upload(pr.x), wb = upload(pr.w), yb = upload(pr.y);
-  for (int step = 0; step < 3; ++step) {
-    fill_random(pr.w, rng, -1, 1);
-    wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
-    ASSERT_EQ(execute(h_, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
-              CUDNN_STATUS_SUCCESS)
-        << last_error();
-    HostTensor out = pr.y;
-    download(yb, out);
-    EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
-        << "step " << step;
+  for (const char *split : {"0", "1"}) {  // whole filter, and slices of it (K split)
+    ScopedEnv mode("FREEDNN_ONEDNN_CONV_SPLIT", split);
+    PinnedHandle h;
+    for (int step = 0; step < 3; ++step) {
+      fill_random(pr.w, rng, -1, 1);
+      wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
+      ASSERT_EQ(execute(h, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      HostTensor out = pr.y;
+      download(yb, out);
+      EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
+          << "split " << split << " step " << step;
+    }
   }
 }
 
