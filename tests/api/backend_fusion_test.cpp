@@ -1,0 +1,281 @@
+// Fusion graphs through the backend API (tests/common/backend_fusion.hpp):
+// every engine config heuristics mode A offers for a graph runs it, and so
+// does the first config of mode FALLBACK (the op-by-op engine); each real
+// output (NaN-poisoned first) is compared with the float64 expectation built
+// alongside the graph.
+//
+// The engine behind a config is read from its plan's JSON representation
+// ("engine": name). With FDNN_EXPECT_FUSION=1 on a CPU handle, the first
+// engine mode A offers for the fusable graphs must be cpu.fusion.runtime and
+// the graphs it should refuse (two convolutions in a row, a reduction feeding
+// a pointwise op) must not be offered to it. On a GPU handle any engine
+// offered must compute right; offering none is fine.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "common/backend_fusion.hpp"
+#include "common/expect_status.hpp"
+
+namespace fdnn_test {
+namespace {
+
+constexpr const char *kFusedEngine = "cpu.fusion.runtime";
+constexpr const char *kOpByOpEngine = "cpu.graph.sequential";
+
+bool expect_fusion() {
+  const char *v = std::getenv("FDNN_EXPECT_FUSION");
+  return v != nullptr && std::string(v) == "1";
+}
+
+std::string plan_engine_name(const Desc &plan) {
+  int64_t n = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n,
+                               nullptr) != CUDNN_STATUS_SUCCESS ||
+      n <= 0) {
+    last_error();
+    return "?";
+  }
+  std::string text(static_cast<size_t>(n), '\0');
+  int64_t got = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, n, &got,
+                               text.data()) != CUDNN_STATUS_SUCCESS)
+    return "?";
+  const std::string key = "\"engine\":\"";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "?";
+  const size_t from = at + key.size(), to = text.find('"', from);
+  return text.substr(from, to - from);
+}
+
+class BackendFusion : public BackendGraphTest {
+ public:
+  // Every engine config heuristics offer for the graph, best first.
+  std::vector<std::unique_ptr<Desc>> engine_configs(const FusionGraph &fg, cudnnBackendHeurMode_t mode) {
+    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<cudnnBackendDescriptor_t> handles;
+    for (Desc *o : fg.ops) handles.push_back(o->d);
+    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    int64_t count = 0;
+    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                       nullptr),
+              CUDNN_STATUS_SUCCESS);
+    std::vector<std::unique_ptr<Desc>> cfgs;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (int64_t i = 0; i < count; ++i) {
+      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+      raw.push_back(cfgs.back()->d);
+    }
+    int64_t got = 0;
+    if (count > 0) {
+      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
+                                         &got, raw.data()),
+                CUDNN_STATUS_SUCCESS);
+    }
+    EXPECT_EQ(got, count);
+    return cfgs;
+  }
+
+  // Makes the plan of cfg, runs it on fresh copies of the inputs and poisoned
+  // outputs, and compares every output. Returns the engine's name.
+  std::string run_config(FusionGraph &fg, Desc &cfg) {
+    Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
+              CUDNN_STATUS_SUCCESS);
+    if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
+      ADD_FAILURE() << "plan: " << last_error();
+      return "?";
+    }
+    const std::string engine = plan_engine_name(plan);
+    SCOPED_TRACE("engine " + engine);
+    std::vector<Buffer> buffers;
+    std::vector<int64_t> uids;
+    std::vector<void *> ptrs;
+    for (FusionTensor &t : fg.tensors) {
+      if (t.output) poison(t.data);
+      buffers.push_back(upload(t.data));
+      uids.push_back(t.uid);
+      ptrs.push_back(buffers.back().get());
+    }
+    const cudnnStatus_t st = execute(plan, uids, ptrs);
+    if (st != CUDNN_STATUS_SUCCESS) {
+      ADD_FAILURE() << "execute: " << st << " " << last_error();
+      return engine;
+    }
+    for (size_t i = 0; i < fg.tensors.size(); ++i) {
+      FusionTensor &t = fg.tensors[i];
+      if (!t.output) continue;
+      download(buffers[i], t.data);
+      EXPECT_TRUE(matches(t.data, t.want)) << "output " << t.name;
+    }
+    return engine;
+  }
+
+  // Runs the graph of c on every engine heuristics offer. Returns the number
+  // of engine configs mode A offered (0: skipped).
+  size_t check(const FusionConfig &c, uint64_t seed) {
+    SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
+    Rng rng(seed);
+    FusionGraph fg = build_fusion_graph(c, rng);
+    auto cfgs = engine_configs(fg, CUDNN_HEUR_MODE_A);
+    if (cfgs.empty()) {
+      // GPU fusion is later work; half/bfloat16 graphs may have no engine
+      // (the anchor's engines decide). Say so rather than fail.
+      const std::string why = last_error();
+      if (gpu_mode() || c.io_type != CUDNN_DATA_FLOAT) {
+        std::cout << "[  SKIPPED ] no engine for " << c.name() << (why.empty() ? "" : ": " + why) << "\n";
+        return 0;
+      }
+      ADD_FAILURE() << "no engine runs the graph: " << why;
+      return 0;
+    }
+    std::vector<std::string> names;
+    for (size_t e = 0; e < cfgs.size(); ++e) {
+      SCOPED_TRACE(testing::Message() << "mode A config " << e << " of " << cfgs.size());
+      names.push_back(run_config(fg, *cfgs[e]));
+    }
+    auto fallback = engine_configs(fg, CUDNN_HEUR_MODE_FALLBACK);
+    EXPECT_FALSE(fallback.empty()) << "mode A offers engines but FALLBACK none";
+    std::string fallback_first;
+    if (!fallback.empty()) {
+      SCOPED_TRACE("mode FALLBACK config 0");
+      fallback_first = run_config(fg, *fallback[0]);
+    }
+    if (!gpu_mode()) {
+      EXPECT_EQ(fallback_first, kOpByOpEngine) << "FALLBACK offers the op-by-op engine first";
+      if (expect_fusion()) {
+        if (fg.fusable) {
+          EXPECT_EQ(names.front().rfind(kFusedEngine, 0), 0u)
+              << "the first engine of mode A is " << names.front() << ", not the fused one";
+        } else {
+          for (const std::string &n : names)
+            EXPECT_NE(n.rfind(kFusedEngine, 0), 0u) << "the fused engine took a graph it should not";
+        }
+      }
+    }
+    return cfgs.size();
+  }
+
+  // Random shapes: `rounds` problems of the pattern (plus overrides by f).
+  template <class F>
+  void check_random(FusionPattern p, int rounds, uint64_t seed, F &&override) {
+    Rng rng(test_seed(seed));
+    for (int i = 0; i < rounds; ++i) {
+      FusionConfig c = random_fusion_config(p, rng);
+      override(c, i);
+      check(c, rng.next());
+    }
+  }
+  void check_random(FusionPattern p, int rounds, uint64_t seed) {
+    check_random(p, rounds, seed, [](FusionConfig &, int) {});
+  }
+};
+
+TEST_F(BackendFusion, ConvBiasAct) {
+  check_random(FusionPattern::conv_bias_act, 4, 101, [](FusionConfig &c, int i) { c.nhwc = i % 2 == 0; });
+}
+
+TEST_F(BackendFusion, ConvBiasActHalfAndBfloat16) {
+  check_random(FusionPattern::conv_bias_act, 2, 102, [](FusionConfig &c, int i) {
+    c.io_type = i == 0 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+  });
+}
+
+TEST_F(BackendFusion, ConvScaleBiasAct) {
+  const cudnnPointwiseMode_t acts[] = {CUDNN_POINTWISE_RELU_FWD, CUDNN_POINTWISE_GELU_FWD, CUDNN_POINTWISE_TANH_FWD,
+                                       CUDNN_POINTWISE_SIGMOID_FWD, CUDNN_POINTWISE_SWISH_FWD};
+  check_random(FusionPattern::conv_scale_bias_act, 5, 103, [&](FusionConfig &c, int i) { c.act = acts[i]; });
+}
+
+TEST_F(BackendFusion, ConvScaleBiasActHalfAndBfloat16) {
+  check_random(FusionPattern::conv_scale_bias_act, 2, 104, [](FusionConfig &c, int i) {
+    c.io_type = i == 0 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+    c.act = CUDNN_POINTWISE_GELU_FWD;
+  });
+}
+
+// Half virtual tensors between the ops: an engine may keep the values in
+// float or store them as half; the expectation allows either.
+TEST_F(BackendFusion, HalfVirtualTensors) {
+  check_random(FusionPattern::conv_scale_bias_act, 2, 116, [](FusionConfig &c, int i) {
+    c.io_type = CUDNN_DATA_HALF;
+    c.virtual_type = CUDNN_DATA_HALF;
+    c.act = i == 0 ? CUDNN_POINTWISE_RELU_FWD : CUDNN_POINTWISE_SWISH_FWD;
+  });
+}
+
+TEST_F(BackendFusion, ConvBNfprop) { check_random(FusionPattern::conv_bn_fprop, 3, 105); }
+
+TEST_F(BackendFusion, DBARCS) { check_random(FusionPattern::dbarcs, 3, 106); }
+
+TEST_F(BackendFusion, ConvBNwgrad) { check_random(FusionPattern::conv_bn_wgrad, 3, 107); }
+
+TEST_F(BackendFusion, DgradDrelu) { check_random(FusionPattern::dgrad_drelu, 3, 108); }
+
+TEST_F(BackendFusion, MatmulBiasGelu) {
+  check_random(FusionPattern::matmul_bias_gelu, 6, 109, [](FusionConfig &c, int i) {
+    c.broadcast_b = i == 1 || i == 5;
+    c.pre_output = i == 2 || i == 5;
+    c.a_prologue = i == 3 || i == 5;
+    c.row_sum = i == 4 || i == 5;
+  });
+}
+
+TEST_F(BackendFusion, MatmulBiasGeluHalfAndBfloat16) {
+  check_random(FusionPattern::matmul_bias_gelu, 4, 110, [](FusionConfig &c, int i) {
+    c.io_type = i % 2 == 0 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
+    c.pre_output = i >= 2;
+    c.row_sum = i >= 2;
+    c.broadcast_b = i == 3;
+  });
+}
+
+TEST_F(BackendFusion, DBNApply) { check_random(FusionPattern::dbn_apply, 3, 111); }
+
+TEST_F(BackendFusion, PointwiseAndReduction) { check_random(FusionPattern::pointwise_reduction, 3, 112); }
+
+// Graphs outside the fusion engine's shapes still run op by op.
+TEST_F(BackendFusion, NotFusableGraphsRunOpByOp) {
+  check_random(FusionPattern::two_convs, 2, 113);
+  check_random(FusionPattern::reduction_then_pointwise, 2, 114);
+}
+
+// A variant pack without one of the graph's real tensors (a real
+// intermediate, relu_y of DBARCS) is refused, whichever engine runs it.
+TEST_F(BackendFusion, MissingRealIntermediateIsRefused) {
+  Rng rng(115);
+  FusionConfig c = random_fusion_config(FusionPattern::dbarcs, rng);
+  FusionGraph fg = build_fusion_graph(c, rng);
+  auto cfgs = engine_configs(fg, CUDNN_HEUR_MODE_A);
+  if (cfgs.empty()) GTEST_SKIP() << "no engine for the graph";
+  Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  ASSERT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfgs[0]->d),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(plan.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+  std::vector<Buffer> buffers;
+  std::vector<int64_t> uids;
+  std::vector<void *> ptrs;
+  for (FusionTensor &t : fg.tensors) {
+    if (t.name == "relu_y") continue;
+    buffers.push_back(upload(t.data));
+    uids.push_back(t.uid);
+    ptrs.push_back(buffers.back().get());
+  }
+  EXPECT_NE(execute(plan, uids, ptrs), CUDNN_STATUS_SUCCESS);
+  EXPECT_NE(last_error(), "");
+}
+
+}  // namespace
+}  // namespace fdnn_test
