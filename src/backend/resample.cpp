@@ -8,7 +8,14 @@
 // NOT_SUPPORTED); an unknown mode is BAD_PARAM. Window, strides and paddings
 // may be set as INT64 or FRACTION and are read back as either (stored as
 // FRACTION); unset ones read back as 0/0 per spatial dimension.
+// The operations' finalize rules, also NVIDIA's (probed on the host, cuDNN
+// 9.19): y's (dy's) spatial extents must be floor((in + pre + post - window)
+// / stride) + 1 in exact fractions, an upsampling stride must be positive,
+// max pooling backward needs x or the index tensor, and the index tensor has
+// y's (dy's) dimensions; all BAD_PARAM. The geometry FreeDNN does not run
+// (fractional pooling) is NOT_SUPPORTED.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "backend/operation.hpp"
@@ -102,37 +109,100 @@ class ResampleDescriptor : public Descriptor {
                           "/", f[i].denominator, ": must be positive");
       arrays.push_back(std::move(f));
     }
-    // The op's integer geometry; problems are reported by the operation's
-    // finalize (NVIDIA accepts such descriptors for the pooling modes).
+    // The op's geometry: exact fractions (what the upsampling modes use) and
+    // integers (what the pooling modes use); problems are reported by the
+    // operation's finalize (NVIDIA accepts such descriptors for the pooling
+    // modes).
     geometry_error_.clear();
+    bad_geometry_.clear();
     if (n < 1) geometry_error_ = "the resample descriptor has no spatial dimensions (SPATIAL_DIMS < 1)";
     else if (!window_set) geometry_error_ = "the resample descriptor has no WINDOW_DIMS";
-    const auto integer = [&](const cudnnFraction_t &f, int64_t unset) {
-      if (f.denominator == 0 && f.numerator == 0) return unset;
-      if (f.denominator <= 0 || f.numerator % f.denominator != 0) {
-        geometry_error_ = "the resample descriptor has non-integral window, strides or paddings: FreeDNN supports "
-                          "integer geometry only";
+    bool fractional = false;
+    // Unset entries (0/0) take `unset`; signs move to the numerator.
+    const auto ratio = [&](const cudnnFraction_t &f, int64_t unset) {
+      if (f.denominator == 0 && f.numerator == 0) return graph::ResampleOp::Ratio{unset, 1};
+      if (f.denominator == 0) {
+        geometry_error_ = "the resample descriptor has a fraction with denominator 0";
+        return graph::ResampleOp::Ratio{0, 1};
+      }
+      return f.denominator < 0 ? graph::ResampleOp::Ratio{-f.numerator, -f.denominator}
+                               : graph::ResampleOp::Ratio{f.numerator, f.denominator};
+    };
+    const auto integer = [&](const graph::ResampleOp::Ratio &r) {
+      if (r.num % r.den != 0) {
+        fractional = true;
         return int64_t{0};
       }
-      return f.numerator / f.denominator;
+      return r.num / r.den;
     };
     if (geometry_error_.empty())
       for (int64_t i = 0; i < n; ++i) {
-        op.window.push_back(integer(arrays[0][i], 0));
-        op.strides.push_back(integer(arrays[1][i], 1));
-        op.pre_padding.push_back(integer(arrays[2][i], 0));
-        op.post_padding.push_back(integer(arrays[3][i], 0));
+        op.window_ratio.push_back(ratio(arrays[0][i], 0));
+        op.strides_ratio.push_back(ratio(arrays[1][i], 1));
+        op.pre_padding_ratio.push_back(ratio(arrays[2][i], 0));
+        op.post_padding_ratio.push_back(ratio(arrays[3][i], 0));
+        op.window.push_back(integer(op.window_ratio.back()));
+        op.strides.push_back(integer(op.strides_ratio.back()));
+        op.pre_padding.push_back(integer(op.pre_padding_ratio.back()));
+        op.post_padding.push_back(integer(op.post_padding_ratio.back()));
+        // Bounds that keep the exact sample arithmetic of the upsampling
+        // modes inside 64 bits.
+        for (const auto *r : {&op.window_ratio.back(), &op.strides_ratio.back(), &op.pre_padding_ratio.back(),
+                              &op.post_padding_ratio.back()})
+          if (r->den > (int64_t{1} << 10) || r->num > (int64_t{1} << 30) || r->num < -(int64_t{1} << 30))
+            geometry_error_ = "the resample descriptor has a fraction beyond FreeDNN's bounds (numerators up to "
+                              "2^30 in magnitude, denominators up to 2^10)";
+        if (upsampling && op.strides_ratio.back().num <= 0)
+          bad_geometry_ = cat("stride ", i, " of an upsampling resample must be positive");
       }
+    if (geometry_error_.empty() && fractional && !upsampling)
+      geometry_error_ = "the resample descriptor has non-integral window, strides or paddings: FreeDNN supports "
+                        "integer geometry only for the pooling modes";
   }
   void copy_state_from(const Descriptor &other) override {
     const auto &o = static_cast<const ResampleDescriptor &>(other);
     op = o.op;
     geometry_error_ = o.geometry_error_;
+    bad_geometry_ = o.bad_geometry_;
   }
 
+ public:
+  // Why an operation refuses this descriptor with BAD_PARAM, as NVIDIA's
+  // operation finalize does (empty: it does not).
+  const std::string &bad_geometry() const { return bad_geometry_; }
+
  private:
-  std::string geometry_error_;
+  std::string geometry_error_, bad_geometry_;
 };
+
+int64_t gcd64(int64_t a, int64_t b) {
+  while (b != 0) {
+    const int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+// The output extent NVIDIA's operation finalize requires of spatial
+// dimension d (probed on the host with cuDNN 9.19: pooling and upsampling
+// alike): floor((in + pre + post - window) / stride) + 1, exactly in
+// fractions. Returns -1 when the stride is not positive (left to the engines).
+int64_t expected_output_extent(const graph::ResampleOp &op, int d, int64_t in) {
+  const auto &w = op.window_ratio[d], &st = op.strides_ratio[d], &pre = op.pre_padding_ratio[d],
+             &post = op.post_padding_ratio[d];
+  if (st.num <= 0) return -1;
+  int64_t l = w.den;
+  for (int64_t den : {pre.den, post.den}) l = l / gcd64(l, den) * den;
+  // (in + pre + post - window) = a / l, divided by num/den of the stride.
+  const __int128 a = static_cast<__int128>(in) * l + static_cast<__int128>(pre.num) * (l / pre.den) +
+                     static_cast<__int128>(post.num) * (l / post.den) - static_cast<__int128>(w.num) * (l / w.den);
+  const __int128 num = a * st.den, den = static_cast<__int128>(l) * st.num;
+  __int128 q = num / den;
+  if (num % den != 0 && num < 0) --q;  // floor
+  const __int128 r = q + 1;
+  return r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : static_cast<int64_t>(r);
+}
 
 struct ResampleAttrs {
   cudnnBackendDescriptorType_t type;
@@ -170,6 +240,7 @@ class ResampleOperation : public OperationDescriptor {
     const auto rd = finalized_descriptors(a_.desc, CUDNN_BACKEND_RESAMPLE_DESCRIPTOR, "the resample descriptor");
     const auto *r = static_cast<const ResampleDescriptor *>(rd.front());
     check_supported(r->geometry_error().empty(), r->geometry_error());
+    check_arg(r->bad_geometry().empty(), r->bad_geometry());
     graph::ResampleOp op = r->op;
     op.backward = a_.backward;
     const char *in_name = a_.backward ? "DXDESC" : "XDESC";
@@ -197,6 +268,17 @@ class ResampleOperation : public OperationDescriptor {
       if (d < 2 || d >= 2 + s)
         check_arg(tin.dims[d] == tout.dims[d], "dimension ", d, " differs between ", in_name, " (", tin.dims[d],
                   ") and ", out_name, " (", tout.dims[d], ")");
+    for (int d = 0; d < s; ++d) {
+      const int64_t want = expected_output_extent(op, d, tin.dims[2 + d]);
+      check_arg(want < 0 || tout.dims[2 + d] == want, "spatial dimension ", d, " of ", out_name, " is ",
+                tout.dims[2 + d], " but the resample geometry makes it ", want,
+                " (floor((in + pre + post - window) / stride) + 1)");
+    }
+    // Max pooling backward finds its maxima from x or reads them from the
+    // index tensor: one of them is required (as NVIDIA's finalize).
+    if (a_.backward && op.is_max())
+      check_arg(op.x != graph::kNoTensor || op.index != graph::kNoTensor,
+                "max pooling backward needs XDESC or IDXDESC");
     for (size_t k = 2; k < tensors_.size(); ++k) {
       const graph::Tensor &t = tensors_[k];
       const graph::Tensor &like = t.uid == op.x ? tin : tout;  // x matches dx; y and the index match dy / y

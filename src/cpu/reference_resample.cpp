@@ -1,10 +1,14 @@
-// cpu.reference.resample: the obviously-correct pooling engine. For every
+// cpu.reference.resample: the obviously-correct resample engine. For every
 // output position it visits the window in row-major order in float64:
 // forward max/average, backward by scattering each dy into dx through the
-// same window (max: to the window's first maximum, found again from x).
+// same window (max: to the window's first maximum, found again from x or
+// read from the index tensor). NEAREST and BILINEAR sample the input at the
+// positions core/resample_support computes (see graph/op_resample.hpp) and
+// scatter dy back with the same weights.
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -37,6 +41,8 @@ void for_each(const std::vector<int64_t> &dims, F &&f) {
   }
 }
 
+void interpolate(const graph::Graph &g, const VariantPack &pack, const ResampleOperands &r);
+
 class Plan final : public ExecutionPlan {
  public:
   using ExecutionPlan::ExecutionPlan;
@@ -49,22 +55,56 @@ class Plan final : public ExecutionPlan {
     const bool propagate = op.nan_propagation == CUDNN_PROPAGATE_NAN;
     const void *x_data = r.x ? pack.get(r.x->uid) : nullptr;
 
-    // The window of output index o: the in-bounds input indices (row-major)
-    // and the divisor of an average.
+    if (op.is_interpolation()) {
+      interpolate(g, pack, r);
+      return;
+    }
+    // The window of output index o: the in-bounds input indices (row-major),
+    // their positions in the whole window, and the divisor of an average.
+    std::vector<int64_t> positions;
     auto window = [&](const std::vector<int64_t> &o, std::vector<std::vector<int64_t>> &cells, double &divisor) {
       cells.clear();
+      positions.clear();
       std::vector<int64_t> wdims(op.window.begin(), op.window.end());
       divisor = 1;
       for (int d = 0; d < s; ++d)
         divisor *= static_cast<double>(average_count(op, d, window_start(op, d, o[2 + d]), in.dims[2 + d]));
+      int64_t position = -1;
       for_each(wdims, [&](const std::vector<int64_t> &k) {
+        ++position;
         std::vector<int64_t> i = o;
         for (int d = 0; d < s; ++d) {
           i[2 + d] = window_start(op, d, o[2 + d]) + k[d];
           if (i[2 + d] < 0 || i[2 + d] >= in.dims[2 + d]) return;
         }
         cells.push_back(i);
+        positions.push_back(position);
       });
+    };
+    int64_t window_positions = 1;
+    for (int64_t w : op.window) window_positions *= w;
+    // The index tensor: the window position of the maximum, -1 (all bits
+    // set, 255 for UINT8) for none.
+    auto store_index = [&](const std::vector<int64_t> &o, int64_t at) {
+      const graph::Tensor &t = *r.index;
+      const int64_t v = at >= 0 ? positions[static_cast<size_t>(at)] : t.dtype == CUDNN_DATA_UINT8 ? 255 : -1;
+      store_lane(t.dtype, pack.get(t.uid), offset_of(t, o), static_cast<double>(v));
+    };
+    // The input cell of window position p read from the index tensor, or
+    // false when p is no in-bounds position.
+    auto cell_of_index = [&](const std::vector<int64_t> &o, std::vector<int64_t> &cell) {
+      const graph::Tensor &t = *r.index;
+      const double v = load_lane(t.dtype, pack.get(t.uid), offset_of(t, o));
+      if (!(v >= 0) || v >= static_cast<double>(window_positions)) return false;
+      int64_t p = static_cast<int64_t>(v);
+      cell = o;
+      for (int d = s - 1; d >= 0; --d) {
+        const int64_t k = p % op.window[d];
+        p /= op.window[d];
+        cell[2 + d] = window_start(op, d, o[2 + d]) + k;
+        if (cell[2 + d] < 0 || cell[2 + d] >= in.dims[2 + d]) return false;
+      }
+      return true;
     };
     // Max over the cells of x, as cuDNN computes it: the running maximum
     // starts at the compute type's lowest finite value (so a window without
@@ -101,7 +141,8 @@ class Plan final : public ExecutionPlan {
         window(o, cells, divisor);
         double v;
         if (op.is_max()) {
-          argmax(cells, v);
+          const int64_t at = argmax(cells, v);
+          if (r.index) store_index(o, at);
         } else {
           v = 0;
           for (const auto &c : cells) v += load_lane(in.dtype, x_data, offset_of(in, c));
@@ -131,7 +172,10 @@ class Plan final : public ExecutionPlan {
     for_each(out.dims, [&](const std::vector<int64_t> &o) {
       window(o, cells, divisor);
       const double g_o = load_lane(out.dtype, dy_data, offset_of(out, o));
-      if (op.is_max()) {
+      if (op.is_max() && r.index) {
+        std::vector<int64_t> cell;
+        if (cell_of_index(o, cell)) grad[static_cast<size_t>(linear(cell))] += g_o;
+      } else if (op.is_max()) {
         double best;
         const int64_t at = argmax(cells, best);
         if (at >= 0) grad[static_cast<size_t>(linear(cells[static_cast<size_t>(at)]))] += g_o;
@@ -148,13 +192,85 @@ class Plan final : public ExecutionPlan {
   }
 };
 
+// NEAREST and BILINEAR: every output position reads (forward) or feeds
+// (backward) the input positions of its sample with their weights.
+void interpolate(const graph::Graph &, const VariantPack &pack, const ResampleOperands &r) {
+  const graph::ResampleOp &op = *r.op;
+  const graph::Tensor &in = *r.in, &out = *r.out;
+  const int s = op.spatial_dims();
+  const bool bilinear = op.mode == CUDNN_RESAMPLE_BILINEAR;
+  std::vector<SampleAxis> axes;
+  for (int d = 0; d < s; ++d) axes.push_back(sample_axis(op, d));
+  // The (input index, weight) pairs of output index o: 2^s corners
+  // (bilinear) or one position (nearest).
+  auto taps = [&](const std::vector<int64_t> &o, std::vector<std::pair<std::vector<int64_t>, double>> &list) {
+    list.clear();
+    if (!bilinear) {
+      std::vector<int64_t> i = o;
+      for (int d = 0; d < s; ++d) i[2 + d] = nearest_sample(axes[d], o[2 + d], in.dims[2 + d]);
+      list.emplace_back(i, 1.0);
+      return;
+    }
+    std::vector<LinearSample> ls;
+    for (int d = 0; d < s; ++d) ls.push_back(linear_sample(axes[d], o[2 + d], in.dims[2 + d]));
+    for (int corner = 0; corner < (1 << s); ++corner) {
+      std::vector<int64_t> i = o;
+      double w = 1;
+      for (int d = 0; d < s; ++d) {
+        const bool hi = (corner >> (s - 1 - d)) & 1;
+        i[2 + d] = hi ? ls[d].i1 : ls[d].i0;
+        w *= hi ? ls[d].w1 : 1 - ls[d].w1;
+      }
+      list.emplace_back(i, w);
+    }
+  };
+  std::vector<std::pair<std::vector<int64_t>, double>> list;
+  if (!op.backward) {
+    const void *x_data = pack.get(op.x);
+    void *y_data = pack.get(op.y);
+    for_each(out.dims, [&](const std::vector<int64_t> &o) {
+      taps(o, list);
+      double v = 0;
+      for (const auto &t : list)
+        if (t.second != 0) v += t.second * load_lane(in.dtype, x_data, offset_of(in, t.first));
+      const int64_t yo = offset_of(out, o);
+      double res = op.blend.alpha * v;
+      if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(out.dtype, y_data, yo);
+      store_lane(out.dtype, y_data, yo, res);
+    });
+    return;
+  }
+  const void *dy_data = pack.get(op.dy);
+  void *dx_data = pack.get(op.dx);
+  int64_t in_count = 1;
+  for (int64_t e : in.dims) in_count *= e;
+  std::vector<double> grad(static_cast<size_t>(in_count), 0.0);
+  auto linear = [&](const std::vector<int64_t> &i) {
+    int64_t l = 0;
+    for (size_t d = 0; d < i.size(); ++d) l = l * in.dims[d] + i[d];
+    return l;
+  };
+  for_each(out.dims, [&](const std::vector<int64_t> &o) {
+    taps(o, list);
+    const double g_o = load_lane(out.dtype, dy_data, offset_of(out, o));
+    for (const auto &t : list)
+      if (t.second != 0) grad[static_cast<size_t>(linear(t.first))] += t.second * g_o;
+  });
+  for_each(in.dims, [&](const std::vector<int64_t> &i) {
+    const int64_t xo = offset_of(in, i);
+    double res = op.blend.alpha * grad[static_cast<size_t>(linear(i))];
+    if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(in.dtype, dx_data, xo);
+    store_lane(in.dtype, dx_data, xo, res);
+  });
+}
+
 class ReferenceResampleEngine final : public Engine {
  public:
   const char *name() const override { return "cpu.reference.resample"; }
   DeviceKind device() const override { return DeviceKind::cpu; }
   int priority() const override { return 1000; }
   bool is_reference() const override { return true; }
-  Support supports(const graph::Graph &g) const override { return check_single_resample(g); }
+  Support supports(const graph::Graph &g) const override { return check_any_resample(g); }
   std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
     return std::make_unique<Plan>(*this);
   }

@@ -30,6 +30,28 @@ namespace fdnn::graph {
 // Backward: dx = alpha * (gradient of pool at x, applied to dy) + beta * dx.
 //   Max pooling finds the window's maximum again from x (legacy pooling has no
 //   index tensor) or takes it from `index` (backend API, when present).
+//
+// The index tensor (MAXPOOL only, dims of y / dy, an integer type): the
+// zero-based row-major position of the window's first maximum inside the
+// whole window (padding positions counted), as the graph guide describes
+// cuDNN's "index tensor dump"; -1 (all bits set) where a window has no
+// maximum (no input position, or only NaNs that are not propagated).
+//
+// NEAREST and BILINEAR (upsampling; backend API only) read the exact
+// geometry of `*_ratio` (the descriptor's FRACTION values). Output position
+// o of spatial dimension d samples the input at
+//   s = o * stride - pre_padding + window / 2 - 1/2,
+// clamped to [0, extent - 1]. This is what NVIDIA's engine computes for the
+// one configuration cuDNN documents (window 2, stride 1/2, pre-padding 1/2,
+// post-padding 1: s = o / 2), as measured on a GPU by a third party; the
+// padding mode does not change the result (zero and edge-value padding agree)
+// because samples are clamped into the input. BILINEAR interpolates linearly
+// between floor(s) and floor(s) + 1 (clamped) in every spatial dimension;
+// NEAREST takes the input at floor(s) (with window 1, pre-padding 0 that is
+// PyTorch's "nearest" with scale 1 / stride). Their backward passes are the
+// adjoints: each dy is scattered to the same input positions with the same
+// weights. cuDNN has no engine for NEAREST at all and none for backward
+// upsampling; FreeDNN runs both with these definitions.
 struct ResampleOp {
   static constexpr const char *kKind = "resample";
   cudnnResampleMode_t mode = CUDNN_RESAMPLE_MAXPOOL;
@@ -45,9 +67,17 @@ struct ResampleOp {
   Uid x = kNoTensor, y = kNoTensor, dy = kNoTensor, dx = kNoTensor;
   Uid index = kNoTensor;  // optional argmax positions (backend API)
   Blend blend;
+  // The geometry as fractions (backend API), one per spatial dimension, with
+  // positive denominators; empty for the legacy API. window/strides/paddings
+  // above hold the same values when they are integral.
+  struct Ratio {
+    int64_t num = 0, den = 1;
+  };
+  std::vector<Ratio> window_ratio, strides_ratio, pre_padding_ratio, post_padding_ratio;
 
   int spatial_dims() const { return static_cast<int>(window.size()); }
   bool is_max() const { return mode == CUDNN_RESAMPLE_MAXPOOL; }
+  bool is_interpolation() const { return mode == CUDNN_RESAMPLE_NEAREST || mode == CUDNN_RESAMPLE_BILINEAR; }
 };
 
 // One op in the graph's text forms (structural key and verbose lines).

@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "common/backend_graph.hpp"
+#include "common/backend_ops.hpp"
+#include "common/random_layout.hpp"
+#include "common/resample_reference.hpp"
+#include "common/tensor_data.hpp"
 
 using namespace fdnn_test;
 
@@ -354,6 +358,425 @@ TEST_F(BackendResample, GenStatsSumAndSquares) {
     EXPECT_NEAR(got_sq[k], want_sq[k], 1e-4 * (1 + want_sq[k])) << k;
     EXPECT_NEAR(got_sum2[k], want_sum2[k], 1e-4 * (1 + want_sum2[k])) << k;
     EXPECT_NEAR(got_sq2[k], want_sq2[k], 1e-4 * (1 + want_sq2[k])) << k;
+  }
+}
+
+// ---- Upsampling (NEAREST, BILINEAR) and the max-pooling index tensor --------
+
+std::vector<cudnnFraction_t> fractions(const std::vector<Frac> &v) {
+  std::vector<cudnnFraction_t> f;
+  for (const Frac &x : v) f.push_back({x.num, x.den});
+  return f;
+}
+
+// A finalized resample descriptor of an upsampling mode with fractional geometry.
+std::unique_ptr<Desc> upsample_desc(const UpsampleParams &p, const std::vector<Frac> &post,
+                                    cudnnPaddingMode_t pad = CUDNN_EDGE_VAL_PAD) {
+  auto r = std::make_unique<Desc>(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR);
+  const cudnnResampleMode_t mode = p.bilinear ? CUDNN_RESAMPLE_BILINEAR : CUDNN_RESAMPLE_NEAREST;
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, mode), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_PADDING_MODE, CUDNN_TYPE_PADDING_MODE, pad), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, static_cast<int64_t>(p.stride.size())),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, fractions(p.window)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_FRACTION, fractions(p.stride)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_FRACTION, fractions(p.pre)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_FRACTION, fractions(post)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
+  return r;
+}
+
+// A max-pooling resample descriptor with integer geometry.
+std::unique_ptr<Desc> maxpool_desc(const std::vector<int64_t> &win, const std::vector<int64_t> &stride,
+                                   const std::vector<int64_t> &pre, const std::vector<int64_t> &post,
+                                   cudnnResampleMode_t mode = CUDNN_RESAMPLE_MAXPOOL) {
+  auto r = std::make_unique<Desc>(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, mode), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_PADDING_MODE, CUDNN_TYPE_PADDING_MODE,
+                    mode == CUDNN_RESAMPLE_MAXPOOL ? CUDNN_NEG_INF_PAD : CUDNN_ZERO_PAD),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, static_cast<int64_t>(win.size())),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_INT64, win), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_INT64, stride), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_INT64, pre), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_INT64, post), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
+  return r;
+}
+
+std::unique_ptr<Desc> host_tensor_desc(int64_t uid, const HostTensor &t) {
+  return tensor_desc(uid, t.dtype, t.dims, t.strides);
+}
+
+// A forward or backward resample operation; `in`/`out` are x/y or dx/dy.
+std::unique_ptr<Desc> resample_op(bool backward, Desc &r, Desc &in, Desc &out, Desc *index, double alpha,
+                                  double beta, Desc *x = nullptr) {
+  auto op = std::make_unique<Desc>(backward ? CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR
+                                            : CUDNN_BACKEND_OPERATION_RESAMPLE_FWD_DESCRIPTOR);
+  if (backward) {
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r.d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, in.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DYDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, out.d),
+              CUDNN_STATUS_SUCCESS);
+    if (index)
+      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_IDXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, index->d),
+                CUDNN_STATUS_SUCCESS);
+    if (x)
+      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d),
+                CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_ALPHA, CUDNN_TYPE_DOUBLE, alpha), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_BETA, CUDNN_TYPE_DOUBLE, beta), CUDNN_STATUS_SUCCESS);
+  } else {
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r.d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, in.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, out.d),
+              CUDNN_STATUS_SUCCESS);
+    if (index)
+      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_IDXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, index->d),
+                CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_ALPHA, CUDNN_TYPE_DOUBLE, alpha), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_BETA, CUDNN_TYPE_DOUBLE, beta), CUDNN_STATUS_SUCCESS);
+  }
+  return op;
+}
+
+// One random upsampling problem: geometry per spatial dimension from a set
+// that includes cuDNN's documented one (window 2, stride 1/2, pre-padding
+// 1/2, post-padding 1), fractional strides of 1/3 and 2/3, identity and
+// window 1 (PyTorch's nearest).
+struct UpsampleCase {
+  UpsampleParams p;
+  std::vector<Frac> post;
+  std::vector<int64_t> x_dims, y_dims;
+  cudnnDataType_t dtype;
+};
+
+// The output extent the backend API requires (NVIDIA's operation finalize
+// refuses others): floor((in + pre + post - window) / stride) + 1, for
+// denominators that divide 12.
+int64_t output_extent(Frac window, Frac stride, Frac pre, Frac post, int64_t in) {
+  const int64_t a = 12 * in + pre.num * (12 / pre.den) + post.num * (12 / post.den) - window.num * (12 / window.den);
+  const int64_t num = a * stride.den, den = 12 * stride.num;
+  return (num >= 0 ? num / den : -((-num + den - 1) / den)) + 1;
+}
+
+UpsampleCase random_upsample(Rng &rng, bool bilinear) {
+  struct Geo {
+    Frac window, stride, pre, post;
+  };
+  static const std::vector<Geo> geos = {{{2, 1}, {1, 2}, {1, 2}, {1, 1}}, {{1, 1}, {1, 2}, {0, 1}, {1, 2}},
+                                        {{2, 1}, {1, 3}, {1, 3}, {1, 1}}, {{2, 1}, {2, 3}, {0, 1}, {1, 1}},
+                                        {{1, 1}, {1, 1}, {0, 1}, {0, 1}}, {{3, 2}, {1, 4}, {1, 4}, {1, 4}},
+                                        {{2, 1}, {3, 2}, {1, 2}, {1, 1}}};
+  UpsampleCase c;
+  c.p.bilinear = bilinear;
+  const int s = rng.coin(0.25) ? 3 : 2;
+  c.x_dims = {rng.integer(1, 2), rng.integer(1, 5)};
+  c.y_dims = c.x_dims;
+  for (int d = 0; d < s; ++d) {
+    const Geo &g = rng.pick(geos);
+    c.p.window.push_back(g.window);
+    c.p.stride.push_back(g.stride);
+    c.p.pre.push_back(g.pre);
+    c.post.push_back(g.post);
+    const int64_t in = rng.integer(1, s == 3 ? 4 : 6);
+    c.x_dims.push_back(in);
+    c.y_dims.push_back(output_extent(g.window, g.stride, g.pre, g.post, in));
+  }
+  c.dtype = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF,
+                                                  CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE});
+  return c;
+}
+
+std::string describe_case(const UpsampleCase &c) {
+  std::string s = c.p.bilinear ? "bilinear" : "nearest";
+  for (size_t d = 0; d < c.p.stride.size(); ++d)
+    s += " [w " + std::to_string(c.p.window[d].num) + "/" + std::to_string(c.p.window[d].den) + " s " +
+         std::to_string(c.p.stride[d].num) + "/" + std::to_string(c.p.stride[d].den) + " pre " +
+         std::to_string(c.p.pre[d].num) + "/" + std::to_string(c.p.pre[d].den) + " " +
+         std::to_string(c.x_dims[2 + d]) + "->" + std::to_string(c.y_dims[2 + d]) + "]";
+  return s;
+}
+
+TEST_F(BackendResample, UpsampleForward) {
+  Rng rng(41);
+  for (int iter = 0; iter < 24; ++iter) {
+    const UpsampleCase c = random_upsample(rng, iter % 2 == 0);
+    HostTensor x = random_layout(rng, c.dtype, c.x_dims, -4, 4);
+    HostTensor y = random_layout(rng, c.dtype, c.y_dims, -4, 4);
+    const double alpha = rng.coin() ? 1.0 : 0.75, beta = rng.coin() ? 0.0 : -0.5;
+    if (beta == 0) poison(y);
+    SCOPED_TRACE(describe_case(c) + " x " + describe(x) + " y " + describe(y) + " beta " + std::to_string(beta));
+    const auto want = reference_upsample_forward(c.p, x, alpha, beta, y);
+    auto r = upsample_desc(c.p, c.post, iter % 3 == 0 ? CUDNN_ZERO_PAD : CUDNN_EDGE_VAL_PAD);
+    auto tx = host_tensor_desc(1, x), ty = host_tensor_desc(2, y);
+    auto op = resample_op(false, *r, *tx, *ty, nullptr, alpha, beta);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bx = upload(x), by = upload(y);
+    ASSERT_EQ(run({op.get()}, {1, 2}, {bx.get(), by.get()}), CUDNN_STATUS_SUCCESS);
+    download(by, y);
+    EXPECT_TRUE(matches(y, want));
+  }
+}
+
+TEST_F(BackendResample, UpsampleBackward) {
+  Rng rng(42);
+  for (int iter = 0; iter < 24; ++iter) {
+    const UpsampleCase c = random_upsample(rng, iter % 2 == 1);
+    HostTensor dy = random_layout(rng, c.dtype, c.y_dims, -4, 4);
+    HostTensor dx = random_layout(rng, c.dtype, c.x_dims, -4, 4);
+    const double alpha = rng.coin() ? 1.0 : 1.5, beta = rng.coin() ? 0.0 : 0.25;
+    if (beta == 0) poison(dx);
+    SCOPED_TRACE(describe_case(c) + " dx " + describe(dx) + " dy " + describe(dy) + " beta " + std::to_string(beta));
+    const auto want = reference_upsample_backward(c.p, dy, alpha, beta, dx);
+    auto r = upsample_desc(c.p, c.post);
+    auto tdx = host_tensor_desc(1, dx), tdy = host_tensor_desc(2, dy);
+    auto op = resample_op(true, *r, *tdx, *tdy, nullptr, alpha, beta);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bdx = upload(dx), bdy = upload(dy);
+    ASSERT_EQ(run({op.get()}, {1, 2}, {bdx.get(), bdy.get()}), CUDNN_STATUS_SUCCESS);
+    download(bdx, dx);
+    EXPECT_TRUE(matches(dx, want));
+  }
+}
+
+// The backward pass is the adjoint of the forward one, as the library
+// computes both: <dy, fwd(x)> == <bwd(dy), x>.
+TEST_F(BackendResample, UpsampleAdjoint) {
+  Rng rng(43);
+  for (int iter = 0; iter < 8; ++iter) {
+    UpsampleCase c = random_upsample(rng, iter % 2 == 0);
+    c.dtype = CUDNN_DATA_FLOAT;
+    SCOPED_TRACE(describe_case(c));
+    HostTensor x = random_layout(rng, c.dtype, c.x_dims, -2, 2), y = random_layout(rng, c.dtype, c.y_dims);
+    HostTensor dy = random_layout(rng, c.dtype, c.y_dims, -2, 2), dx = random_layout(rng, c.dtype, c.x_dims);
+    auto r = upsample_desc(c.p, c.post);
+    auto tx = host_tensor_desc(1, x), ty = host_tensor_desc(2, y), tdx = host_tensor_desc(3, dx),
+         tdy = host_tensor_desc(4, dy);
+    auto fwd = resample_op(false, *r, *tx, *ty, nullptr, 1, 0);
+    auto bwd = resample_op(true, *r, *tdx, *tdy, nullptr, 1, 0);
+    ASSERT_EQ(fwd->finalize(), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(bwd->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bx = upload(x), by = upload(y), bdx = upload(dx), bdy = upload(dy);
+    ASSERT_EQ(run({fwd.get()}, {1, 2}, {bx.get(), by.get()}), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(run({bwd.get()}, {3, 4}, {bdx.get(), bdy.get()}), CUDNN_STATUS_SUCCESS);
+    download(by, y);
+    download(bdx, dx);
+    double lhs = 0, rhs = 0, mag = 0;
+    const auto yv = y.values(), dyv = dy.values(), xv = x.values(), dxv = dx.values();
+    for (size_t i = 0; i < yv.size(); ++i) lhs += yv[i] * dyv[i], mag += std::fabs(yv[i] * dyv[i]);
+    for (size_t i = 0; i < xv.size(); ++i) rhs += xv[i] * dxv[i];
+    EXPECT_NEAR(lhs, rhs, 1e-5 * (1 + mag));
+  }
+}
+
+// More channels than the CPU engines' channel blocks, channels innermost.
+TEST_F(BackendResample, UpsampleManyChannels) {
+  Rng rng(45);
+  for (bool bilinear : {true, false}) {
+    UpsampleParams p;
+    p.bilinear = bilinear;
+    p.window = {{2, 1}, {2, 1}};
+    p.stride = {{1, 2}, {1, 3}};
+    p.pre = {{1, 2}, {1, 3}};
+    const std::vector<Frac> post{{1, 1}, {0, 1}};
+    const std::vector<int64_t> xd{1, 70, 3, 4}, yd{1, 70, 6, 8};
+    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, xd, packed_strides(xd, Layout::nhwc));
+    HostTensor y = make_tensor(CUDNN_DATA_FLOAT, yd, packed_strides(yd, Layout::nhwc));
+    fill_random(x, rng, -2, 2);
+    poison(y);
+    auto r = upsample_desc(p, post);
+    auto tx = host_tensor_desc(1, x), ty = host_tensor_desc(2, y);
+    auto fwd = resample_op(false, *r, *tx, *ty, nullptr, 1, 0);
+    ASSERT_EQ(fwd->finalize(), CUDNN_STATUS_SUCCESS);
+    const auto want = reference_upsample_forward(p, x, 1, 0, y);
+    Buffer bx = upload(x), by = upload(y);
+    ASSERT_EQ(run({fwd.get()}, {1, 2}, {bx.get(), by.get()}), CUDNN_STATUS_SUCCESS);
+    download(by, y);
+    EXPECT_TRUE(matches(y, want));
+    // Backward with dy = the forward result, blended into dx.
+    HostTensor dx = make_tensor(CUDNN_DATA_FLOAT, xd, packed_strides(xd, Layout::nhwc));
+    fill_random(dx, rng, -2, 2);
+    const auto want_dx = reference_upsample_backward(p, y, 0.5, 2.0, dx);
+    auto tdx = host_tensor_desc(3, dx);
+    auto bwd = resample_op(true, *r, *tdx, *ty, nullptr, 0.5, 2.0);
+    ASSERT_EQ(bwd->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bdx = upload(dx);
+    ASSERT_EQ(run({bwd.get()}, {3, 2}, {bdx.get(), by.get()}), CUDNN_STATUS_SUCCESS);
+    download(bdx, dx);
+    EXPECT_TRUE(matches(dx, want_dx));
+  }
+}
+
+int64_t index_at(const HostTensor &t, size_t k) {
+  const double v = t.values()[k];
+  return t.dtype == CUDNN_DATA_UINT8 && v == 255 ? -1 : static_cast<int64_t>(v);
+}
+
+// Max pooling writes the window position of each maximum into the index
+// tensor (INT8, UINT8, INT32, INT64); the backward pass reads it instead of x.
+TEST_F(BackendResample, MaxPoolIndex) {
+  Rng rng(44);
+  const std::vector<cudnnDataType_t> index_types = {CUDNN_DATA_INT8, CUDNN_DATA_UINT8, CUDNN_DATA_INT32,
+                                                    CUDNN_DATA_INT64};
+  for (int iter = 0; iter < 16; ++iter) {
+    const int s = rng.coin(0.25) ? 3 : 2;
+    std::vector<int64_t> win, stride, pre, post, x_dims{rng.integer(1, 2), rng.integer(1, 4)}, y_dims;
+    y_dims = x_dims;
+    for (int d = 0; d < s; ++d) {
+      win.push_back(rng.integer(1, 3));
+      stride.push_back(rng.integer(1, 3));
+      pre.push_back(rng.integer(0, win.back() - 1));
+      post.push_back(rng.integer(0, 1));
+      x_dims.push_back(rng.integer(win.back(), s == 3 ? 5 : 7));
+      y_dims.push_back((x_dims.back() + pre.back() + post.back() - win.back()) / stride.back() + 1);
+    }
+    const cudnnDataType_t dt = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16});
+    const cudnnDataType_t it = index_types[static_cast<size_t>(iter) % index_types.size()];
+    HostTensor x = random_layout(rng, dt, x_dims);
+    {
+      // Few distinct values: ties decide on the first position.
+      std::vector<double> v(static_cast<size_t>(x.elements()));
+      for (double &e : v) e = static_cast<double>(rng.integer(-3, 3));
+      x.set_values(v);
+    }
+    HostTensor y = random_layout(rng, dt, y_dims), idx = random_layout(rng, it, y_dims);
+    poison(y);
+    poison(idx, 0x5a);
+    SCOPED_TRACE("x " + describe(x) + " y " + describe(y) + " idx " + describe(idx));
+    const MaxPoolResult want = reference_maxpool_with_index(x, y_dims, win, stride, pre);
+    auto r = maxpool_desc(win, stride, pre, post);
+    auto tx = host_tensor_desc(1, x), ty = host_tensor_desc(2, y), ti = host_tensor_desc(3, idx);
+    auto fwd = resample_op(false, *r, *tx, *ty, ti.get(), 1, 0);
+    ASSERT_EQ(fwd->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bx = upload(x), by = upload(y), bi = upload(idx);
+    ASSERT_EQ(run({fwd.get()}, {1, 2, 3}, {bx.get(), by.get(), bi.get()}), CUDNN_STATUS_SUCCESS);
+    download(by, y);
+    download(bi, idx);
+    const auto yv = y.values();
+    for (size_t k = 0; k < want.y.size(); ++k) {
+      EXPECT_EQ(yv[k], round_to_type(dt, want.y[k])) << k;  // a window of padding only: -FLT_MAX
+      EXPECT_EQ(index_at(idx, k), want.index[k]) << k;
+    }
+    // Backward from the index (no x), with a blend.
+    HostTensor dy = random_layout(rng, dt, y_dims, -4, 4), dx = random_layout(rng, dt, x_dims, -4, 4);
+    const double beta = iter % 2 ? 0.5 : 0.0;
+    if (beta == 0) poison(dx);
+    const auto want_dx = reference_maxpool_backward_from_index(dy, want.index, win, stride, pre, 1.0, beta, dx);
+    auto tdx = host_tensor_desc(4, dx), tdy = host_tensor_desc(5, dy);
+    auto bwd = resample_op(true, *r, *tdx, *tdy, ti.get(), 1, beta);
+    ASSERT_EQ(bwd->finalize(), CUDNN_STATUS_SUCCESS);
+    Buffer bdx = upload(dx), bdy = upload(dy);
+    ASSERT_EQ(run({bwd.get()}, {3, 4, 5}, {bi.get(), bdx.get(), bdy.get()}), CUDNN_STATUS_SUCCESS);
+    download(bdx, dx);
+    EXPECT_TRUE(matches(dx, want_dx));
+  }
+}
+
+// Graphs that finalize but that no engine runs, and operations that do not
+// finalize.
+TEST_F(BackendResample, IndexAndUpsampleRules) {
+  const std::vector<int64_t> xd{1, 2, 6, 6}, yd{1, 2, 3, 3};
+  auto x = tensor_desc(1, CUDNN_DATA_FLOAT, xd, packed(xd)), y = tensor_desc(2, CUDNN_DATA_FLOAT, yd, packed(yd));
+  auto i32 = tensor_desc(3, CUDNN_DATA_INT32, yd, packed(yd)), f32 = tensor_desc(3, CUDNN_DATA_FLOAT, yd, packed(yd));
+  auto i8 = tensor_desc(3, CUDNN_DATA_INT8, yd, packed(yd));
+  auto wrong_dims = tensor_desc(3, CUDNN_DATA_INT32, xd, packed(xd));
+  auto pool = maxpool_desc({2, 2}, {2, 2}, {0, 0}, {0, 0});
+  {
+    auto op = resample_op(false, *pool, *x, *y, i32.get(), 1, 0);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_GE(engine_count(handle, {op.get()}), 1);
+  }
+  {  // An index of a floating type: no engine.
+    auto op = resample_op(false, *pool, *x, *y, f32.get(), 1, 0);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
+  }
+  {  // The index must have y's dimensions.
+    auto op = resample_op(false, *pool, *x, *y, wrong_dims.get(), 1, 0);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_BAD_PARAM);
+  }
+  {  // Average pooling has no index.
+    auto avg = maxpool_desc({2, 2}, {2, 2}, {0, 0}, {0, 0}, CUDNN_RESAMPLE_AVGPOOL_INCLUDE_PADDING);
+    auto op = resample_op(false, *avg, *x, *y, i32.get(), 1, 0);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
+  }
+  {  // A window of 16 x 16 positions does not fit INT8 (but does INT32).
+    const std::vector<int64_t> bx{1, 2, 16, 16}, by{1, 2, 1, 1};
+    auto xb = tensor_desc(1, CUDNN_DATA_FLOAT, bx, packed(bx)), yb = tensor_desc(2, CUDNN_DATA_FLOAT, by, packed(by));
+    auto ib8 = tensor_desc(3, CUDNN_DATA_INT8, by, packed(by)), ib32 = tensor_desc(3, CUDNN_DATA_INT32, by, packed(by));
+    auto big = maxpool_desc({16, 16}, {1, 1}, {0, 0}, {0, 0});
+    auto op8 = resample_op(false, *big, *xb, *yb, ib8.get(), 1, 0);
+    auto op32 = resample_op(false, *big, *xb, *yb, ib32.get(), 1, 0);
+    ASSERT_EQ(op8->finalize(), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(op32->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(engine_count(handle, {op8.get()}), 0);
+    EXPECT_GE(engine_count(handle, {op32.get()}), 1);
+  }
+  {  // Max pooling backward needs x or the index (BAD_PARAM, as NVIDIA's).
+    auto op = resample_op(true, *pool, *x, *y, nullptr, 1, 0);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_BAD_PARAM);
+    auto with_index = resample_op(true, *pool, *x, *y, i8.get(), 1, 0);
+    ASSERT_EQ(with_index->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_GE(engine_count(handle, {with_index.get()}), 1);
+  }
+  {  // Fractional geometry is for the upsampling modes only.
+    Desc r(CUDNN_BACKEND_RESAMPLE_DESCRIPTOR);
+    EXPECT_EQ(r.set1(CUDNN_ATTR_RESAMPLE_MODE, CUDNN_TYPE_RESAMPLE_MODE, CUDNN_RESAMPLE_MAXPOOL), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r.set1(CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{2}), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r.set(CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, std::vector<cudnnFraction_t>{{2, 1}, {2, 1}}),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r.set(CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_FRACTION, std::vector<cudnnFraction_t>{{1, 2}, {1, 2}}),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r.finalize(), CUDNN_STATUS_SUCCESS);
+    auto op = resample_op(false, r, *x, *y, nullptr, 1, 0);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_NOT_SUPPORTED);
+  }
+  UpsampleParams up;
+  up.window = {{2, 1}, {2, 1}};
+  up.stride = {{1, 2}, {1, 2}};
+  up.pre = {{1, 2}, {1, 2}};
+  const std::vector<Frac> post{{1, 1}, {1, 1}};
+  {  // Upsampling with NEG_INF padding: no engine; zero and edge-value padding run.
+    auto neg = upsample_desc(up, post, CUDNN_NEG_INF_PAD);
+    auto op = resample_op(false, *neg, *y, *x, nullptr, 1, 0);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
+    auto edge = upsample_desc(up, post, CUDNN_EDGE_VAL_PAD);
+    auto ok = resample_op(false, *edge, *y, *x, nullptr, 1, 0);
+    ASSERT_EQ(ok->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_GE(engine_count(handle, {ok.get()}), 1);
+  }
+  {  // A non-positive stride makes no upsampling operation (BAD_PARAM, as NVIDIA's).
+    UpsampleParams zero = up;
+    zero.stride[1] = {0, 1};
+    auto r = upsample_desc(zero, post);
+    auto op = resample_op(false, *r, *y, *x, nullptr, 1, 0);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_BAD_PARAM);
+  }
+  {  // The output extents must be floor((in + pre + post - window) / stride) + 1
+     // (as NVIDIA's finalize: 3 -> 6 here, not 5 or 7; max pooling 7 -> 3, not 4).
+    auto r = upsample_desc(up, post);
+    const std::vector<int64_t> d5{1, 2, 5, 6}, d7{1, 2, 6, 7}, d77{1, 2, 7, 7}, d44{1, 2, 4, 4};
+    auto y5 = tensor_desc(5, CUDNN_DATA_FLOAT, d5, packed(d5)), y7 = tensor_desc(6, CUDNN_DATA_FLOAT, d7, packed(d7));
+    EXPECT_EQ(resample_op(false, *r, *y, *y5, nullptr, 1, 0)->finalize(), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_EQ(resample_op(false, *r, *y, *y7, nullptr, 1, 0)->finalize(), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_EQ(resample_op(true, *r, *y, *y5, nullptr, 1, 0)->finalize(), CUDNN_STATUS_BAD_PARAM);
+    auto x77 = tensor_desc(7, CUDNN_DATA_FLOAT, d77, packed(d77)), y44 = tensor_desc(8, CUDNN_DATA_FLOAT, d44, packed(d44));
+    EXPECT_EQ(resample_op(false, *pool, *x77, *y, nullptr, 1, 0)->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(resample_op(false, *pool, *x77, *y44, nullptr, 1, 0)->finalize(), CUDNN_STATUS_BAD_PARAM);
+  }
+  {  // Upsampling has no index tensor.
+    auto r = upsample_desc(up, post);
+    auto idx = tensor_desc(3, CUDNN_DATA_INT32, xd, packed(xd));
+    auto op = resample_op(false, *r, *y, *x, idx.get(), 1, 0);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
   }
 }
 
