@@ -12,6 +12,7 @@
 #include "graph/op_lrn.hpp"
 #include "graph/op_matmul.hpp"
 #include "graph/op_normalization.hpp"
+#include "graph/op_paged_cache_load.hpp"
 #include "graph/op_pointwise.hpp"
 #include "graph/op_reduction.hpp"
 #include "graph/op_resample.hpp"
@@ -23,7 +24,8 @@
 namespace fdnn::graph {
 
 using Op = std::variant<PointwiseOp, ReductionOp, SoftmaxOp, ResampleOp, NormalizationOp, LrnOp, DropoutOp,
-                        SpatialTransformOp, ConvolutionOp, MatmulOp, RngOp, ConcatOp, SignalOp>;
+                        SpatialTransformOp, ConvolutionOp, MatmulOp, RngOp, ConcatOp, SignalOp,
+                        PagedCacheLoadOp>;
 
 // Short name for messages ("pointwise", "reduction", ...): the op's kKind.
 const char *op_kind_name(const Op &op);

@@ -78,6 +78,9 @@ OpIo op_io(const Op &op) {
     add(io.inputs, sg->flag);
     add(io.inputs, sg->x);
     if (sg->y != sg->x) add(io.outputs, sg->y);
+  } else if (const auto *pc = std::get_if<PagedCacheLoadOp>(&op)) {
+    for (Uid u : {pc->container, pc->page_table, pc->seq_len}) add(io.inputs, u);
+    add(io.outputs, pc->y);
   } else {
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the inputs and outputs of a ", op_kind_name(op),
          " operation are not known to the graph layer yet");
