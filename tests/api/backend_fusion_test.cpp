@@ -5,10 +5,10 @@
 // alongside the graph.
 //
 // The engine behind a config is read from its plan's JSON representation
-// ("engine": name). With FDNN_EXPECT_FUSION=1 on a CPU handle, the first
-// engine mode A offers for the fusable graphs must be cpu.fusion.runtime and
-// the graphs it should refuse (two convolutions in a row, a reduction feeding
-// a pointwise op) must not be offered to it. On a GPU handle any engine
+// ("engine": name). On a CPU handle the first engine mode A offers for the
+// fusable graphs must be cpu.fusion.runtime, and the graphs it should refuse
+// (two convolutions in a row, a reduction feeding a pointwise op) must not be
+// offered to it. On a GPU handle any engine
 // offered must compute right; offering none is fine.
 #include <cudnn.h>
 #include <gtest/gtest.h>
@@ -25,11 +25,6 @@ namespace {
 
 constexpr const char *kFusedEngine = "cpu.fusion.runtime";
 constexpr const char *kOpByOpEngine = "cpu.graph.sequential";
-
-bool expect_fusion() {
-  const char *v = std::getenv("FDNN_EXPECT_FUSION");
-  return v != nullptr && std::string(v) == "1";
-}
 
 std::string plan_engine_name(const Desc &plan) {
   int64_t n = 0;
@@ -154,14 +149,12 @@ class BackendFusion : public BackendGraphTest {
     }
     if (!gpu_mode()) {
       EXPECT_EQ(fallback_first, kOpByOpEngine) << "FALLBACK offers the op-by-op engine first";
-      if (expect_fusion()) {
-        if (fg.fusable) {
-          EXPECT_EQ(names.front().rfind(kFusedEngine, 0), 0u)
-              << "the first engine of mode A is " << names.front() << ", not the fused one";
-        } else {
-          for (const std::string &n : names)
-            EXPECT_NE(n.rfind(kFusedEngine, 0), 0u) << "the fused engine took a graph it should not";
-        }
+      if (fg.fusable) {
+        EXPECT_EQ(names.front().rfind(kFusedEngine, 0), 0u)
+            << "the first engine of mode A is " << names.front() << ", not the fused one";
+      } else {
+        for (const std::string &n : names)
+          EXPECT_NE(n.rfind(kFusedEngine, 0), 0u) << "the fused engine took a graph it should not";
       }
     }
     return cfgs.size();
