@@ -1,7 +1,7 @@
 #include "onednn_conv_peer.hpp"
 
 #ifdef FREEDNN_BENCH_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_primitive.hpp"
 
 #include <cstring>
 #include <unordered_map>
@@ -9,51 +9,8 @@
 namespace bench {
 namespace {
 
-dnnl::engine &engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-// Small varied values (xorshift in [-1, 1)), converted by a reorder for bf16.
-dnnl::memory filled(const dnnl::memory::desc &d) {
-  using namespace dnnl;
-  memory m(d, engine());
-  // A plain row-major f32 copy, then one reorder into d's layout and type.
-  memory::dims strides(d.dims().size(), 1);
-  for (int i = static_cast<int>(strides.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * d.dims()[i + 1];
-  memory::desc src_md(d.dims(), memory::data_type::f32, strides);
-  memory src(src_md, engine());
-  auto *p = static_cast<float *>(src.get_data_handle());
-  const size_t n = src_md.get_size() / sizeof(float);
-  uint32_t s = 2463534242u;
-  for (size_t i = 0; i < n; ++i) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    p[i] = static_cast<float>(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
-  }
-  stream st(engine());
-  reorder(src, m).execute(st, src, m);
-  st.wait();
-  return m;
-}
-
-class ConvPeer : public PeerRun {
- public:
-  ConvPeer(dnnl::primitive prim, std::unordered_map<int, dnnl::memory> args, std::string name)
-      : prim_(std::move(prim)), args_(std::move(args)), stream_(engine()), name_(std::move(name)) {}
-  void execute() override {
-    prim_.execute(stream_, args_);
-    stream_.wait();
-  }
-  std::string name() const override { return name_; }
-
- private:
-  dnnl::primitive prim_;
-  std::unordered_map<int, dnnl::memory> args_;
-  dnnl::stream stream_;
-  std::string name_;
-};
+dnnl::engine &engine() { return onednn_cpu_engine(); }
+dnnl::memory filled(const dnnl::memory::desc &d) { return onednn_filled(d); }
 
 }  // namespace
 
@@ -84,7 +41,7 @@ std::unique_ptr<PeerRun> onednn_convolution(const PeerConv &c) {
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, filled(pd.src_desc())},
                                            {DNNL_ARG_WEIGHTS, filled(pd.weights_desc())},
                                            {DNNL_ARG_DST, memory(pd.dst_desc(), engine())}};
-      return std::make_unique<ConvPeer>(convolution_forward(pd), args,
+      return onednn_primitive_peer(convolution_forward(pd), args,
                                         std::string("oneDNN convolution_forward:") + pd.impl_info_str());
     }
     convolution_forward::primitive_desc hint(
@@ -95,7 +52,7 @@ std::unique_ptr<PeerRun> onednn_convolution(const PeerConv &c) {
       std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, filled(pd.diff_dst_desc())},
                                            {DNNL_ARG_WEIGHTS, filled(pd.weights_desc())},
                                            {DNNL_ARG_DIFF_SRC, memory(pd.diff_src_desc(), engine())}};
-      return std::make_unique<ConvPeer>(convolution_backward_data(pd), args,
+      return onednn_primitive_peer(convolution_backward_data(pd), args,
                                         std::string("oneDNN convolution_backward_data:") + pd.impl_info_str());
     }
     convolution_backward_weights::primitive_desc pd(
@@ -103,7 +60,7 @@ std::unique_ptr<PeerRun> onednn_convolution(const PeerConv &c) {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, filled(pd.src_desc())},
                                          {DNNL_ARG_DIFF_DST, filled(pd.diff_dst_desc())},
                                          {DNNL_ARG_DIFF_WEIGHTS, memory(pd.diff_weights_desc(), engine())}};
-    return std::make_unique<ConvPeer>(convolution_backward_weights(pd), args,
+    return onednn_primitive_peer(convolution_backward_weights(pd), args,
                                       std::string("oneDNN convolution_backward_weights:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;

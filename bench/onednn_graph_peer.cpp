@@ -1,57 +1,15 @@
 #include "onednn_graph_peer.hpp"
 
 #ifdef FREEDNN_BENCH_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_primitive.hpp"
 
 #include <unordered_map>
 
 namespace bench {
 namespace {
 
-dnnl::engine &engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-// Small varied values (xorshift in [-1, 1)) through one reorder into d.
-dnnl::memory filled(const dnnl::memory::desc &d) {
-  using namespace dnnl;
-  memory m(d, engine());
-  memory::dims strides(d.dims().size(), 1);
-  for (int i = static_cast<int>(strides.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * d.dims()[i + 1];
-  memory::desc src_md(d.dims(), memory::data_type::f32, strides);
-  memory src(src_md, engine());
-  auto *p = static_cast<float *>(src.get_data_handle());
-  const size_t n = src_md.get_size() / sizeof(float);
-  uint32_t s = 2463534242u;
-  for (size_t i = 0; i < n; ++i) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    p[i] = static_cast<float>(s >> 8) * (2.0f / 16777216.0f) - 1.0f;
-  }
-  stream st(engine());
-  reorder(src, m).execute(st, src, m);
-  st.wait();
-  return m;
-}
-
-class Peer : public PeerRun {
- public:
-  Peer(dnnl::primitive prim, std::unordered_map<int, dnnl::memory> args, std::string name)
-      : prim_(std::move(prim)), args_(std::move(args)), stream_(engine()), name_(std::move(name)) {}
-  void execute() override {
-    prim_.execute(stream_, args_);
-    stream_.wait();
-  }
-  std::string name() const override { return name_; }
-
- private:
-  dnnl::primitive prim_;
-  std::unordered_map<int, dnnl::memory> args_;
-  dnnl::stream stream_;
-  std::string name_;
-};
+dnnl::engine &engine() { return onednn_cpu_engine(); }
+dnnl::memory filled(const dnnl::memory::desc &d) { return onednn_filled(d); }
 
 bool data_type(const std::string &dt, dnnl::memory::data_type *out) {
   if (dt == "f32") *out = dnnl::memory::data_type::f32;
@@ -87,7 +45,7 @@ std::unique_ptr<PeerRun> onednn_conv_bias_relu(const PeerConv &c) {
                                          {DNNL_ARG_WEIGHTS, filled(pd.weights_desc())},
                                          {DNNL_ARG_BIAS, filled(pd.bias_desc())},
                                          {DNNL_ARG_DST, memory(pd.dst_desc(), engine())}};
-    return std::make_unique<Peer>(convolution_forward(pd), args,
+    return onednn_primitive_peer(convolution_forward(pd), args,
                                   std::string("oneDNN convolution_forward+bias+relu:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;
@@ -110,7 +68,7 @@ std::unique_ptr<PeerRun> onednn_matmul_bias_gelu(const std::string &dts, int64_t
                                          {DNNL_ARG_WEIGHTS, filled(pd.weights_desc())},
                                          {DNNL_ARG_BIAS, filled(pd.bias_desc())},
                                          {DNNL_ARG_DST, memory(pd.dst_desc(), engine())}};
-    return std::make_unique<Peer>(matmul(pd), args, std::string("oneDNN matmul+bias+gelu_erf:") + pd.impl_info_str());
+    return onednn_primitive_peer(matmul(pd), args, std::string("oneDNN matmul+bias+gelu_erf:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;
   }
@@ -132,7 +90,7 @@ std::unique_ptr<PeerRun> onednn_layernorm(const std::string &dts, int64_t n, int
                                          {DNNL_ARG_MEAN, memory(pd.mean_desc(), engine())},
                                          {DNNL_ARG_VARIANCE, memory(pd.variance_desc(), engine())},
                                          {DNNL_ARG_DST, memory(pd.dst_desc(), engine())}};
-    return std::make_unique<Peer>(layer_normalization_forward(pd), args,
+    return onednn_primitive_peer(layer_normalization_forward(pd), args,
                                   std::string("oneDNN layer_normalization_forward:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;

@@ -1,7 +1,7 @@
 #include "onednn_nn_peer.hpp"
 
 #ifdef FREEDNN_BENCH_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_primitive.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -10,10 +10,7 @@
 namespace bench {
 namespace {
 
-dnnl::engine &engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+dnnl::engine &engine() { return onednn_cpu_engine(); }
 
 dnnl::memory::desc md(const PeerTensor &t) {
   using dt = dnnl::memory::data_type;
@@ -57,23 +54,6 @@ dnnl::memory channel_vector(int64_t c) {
   return m;
 }
 
-class Peer : public PeerRun {
- public:
-  Peer(dnnl::primitive prim, std::unordered_map<int, dnnl::memory> args, std::string name)
-      : prim_(std::move(prim)), args_(std::move(args)), stream_(engine()), name_(std::move(name)) {}
-  void execute() override {
-    prim_.execute(stream_, args_);
-    stream_.wait();
-  }
-  std::string name() const override { return name_; }
-
- private:
-  dnnl::primitive prim_;
-  std::unordered_map<int, dnnl::memory> args_;
-  dnnl::stream stream_;
-  std::string name_;
-};
-
 }  // namespace
 
 std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerTensor &x, double epsilon) {
@@ -90,7 +70,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, filled(xmd)},      {DNNL_ARG_DST, memory(xmd, engine())},
                                            {DNNL_ARG_SCALE, channel_vector(c)}, {DNNL_ARG_SHIFT, channel_vector(c)},
                                            {DNNL_ARG_MEAN, channel_vector(c)},  {DNNL_ARG_VARIANCE, channel_vector(c)}};
-      return std::make_unique<Peer>(batch_normalization_forward(pd), args,
+      return onednn_primitive_peer(batch_normalization_forward(pd), args,
                                     std::string("oneDNN batch_normalization inference:") + pd.impl_info_str());
     }
     batch_normalization_forward::primitive_desc fpd(
@@ -100,7 +80,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
                                           {DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, channel_vector(c)},
                                           {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}};
     if (phase == "train")
-      return std::make_unique<Peer>(batch_normalization_forward(fpd), fargs,
+      return onednn_primitive_peer(batch_normalization_forward(fpd), fargs,
                                     std::string("oneDNN batch_normalization training:") + fpd.impl_info_str());
     dnnl::stream s(engine());
     batch_normalization_forward(fpd).execute(s, fargs);  // real statistics for backward
@@ -116,7 +96,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
                                          {DNNL_ARG_DIFF_SRC, memory(xmd, engine())},
                                          {DNNL_ARG_DIFF_SCALE, channel_vector(c)},
                                          {DNNL_ARG_DIFF_SHIFT, channel_vector(c)}};
-    return std::make_unique<Peer>(batch_normalization_backward(bpd), args,
+    return onednn_primitive_peer(batch_normalization_backward(bpd), args,
                                   std::string("oneDNN batch_normalization backward:") + bpd.impl_info_str());
   } catch (const std::exception &) {
     return nullptr;
@@ -133,12 +113,12 @@ std::unique_ptr<PeerRun> onednn_softmax(bool log, bool backward, const PeerTenso
                                  axis),
         engine());
     if (!backward)
-      return std::make_unique<Peer>(softmax_v2_forward(fpd),
+      return onednn_primitive_peer(softmax_v2_forward(fpd),
                                     std::unordered_map<int, memory>{{DNNL_ARG_SRC, filled(xmd)},
                                                                     {DNNL_ARG_DST, memory(xmd, engine())}},
                                     std::string("oneDNN softmax_v2 forward:") + fpd.impl_info_str());
     softmax_v2_backward::primitive_desc bpd(softmax_v2_backward::desc(alg, xmd, xmd, xmd, axis), engine(), fpd);
-    return std::make_unique<Peer>(softmax_v2_backward(bpd),
+    return onednn_primitive_peer(softmax_v2_backward(bpd),
                                   std::unordered_map<int, memory>{{DNNL_ARG_DST, filled(xmd)},
                                                                   {DNNL_ARG_DIFF_DST, filled(xmd)},
                                                                   {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}},
@@ -160,7 +140,7 @@ std::unique_ptr<PeerRun> onednn_lrn(bool backward, const PeerTensor &x, int n, d
     memory src = filled(xmd);
     std::unordered_map<int, memory> fargs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, memory(xmd, engine())}};
     if (!backward)
-      return std::make_unique<Peer>(lrn_forward(fpd), fargs,
+      return onednn_primitive_peer(lrn_forward(fpd), fargs,
                                     std::string("oneDNN lrn forward:") + fpd.impl_info_str());
     // Backward may read the forward's workspace (made once, outside the timing).
     if (fpd.workspace_desc().get_size() > 0) fargs[DNNL_ARG_WORKSPACE] = memory(fpd.workspace_desc(), engine());
@@ -172,7 +152,7 @@ std::unique_ptr<PeerRun> onednn_lrn(bool backward, const PeerTensor &x, int n, d
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, filled(xmd)}, {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}};
     if (fargs.count(DNNL_ARG_WORKSPACE)) args[DNNL_ARG_WORKSPACE] = fargs[DNNL_ARG_WORKSPACE];
-    return std::make_unique<Peer>(lrn_backward(bpd), args,
+    return onednn_primitive_peer(lrn_backward(bpd), args,
                                   std::string("oneDNN lrn backward:") + bpd.impl_info_str());
   } catch (const std::exception &) {
     return nullptr;
@@ -197,12 +177,12 @@ std::unique_ptr<PeerRun> onednn_eltwise(const std::string &alg_name, bool use_ds
         eltwise_forward::desc(backward ? prop_kind::forward_training : prop_kind::forward_inference, alg, xmd, a, b),
         engine());
     if (!backward)
-      return std::make_unique<Peer>(eltwise_forward(fpd),
+      return onednn_primitive_peer(eltwise_forward(fpd),
                                     std::unordered_map<int, memory>{{DNNL_ARG_SRC, filled(xmd)},
                                                                     {DNNL_ARG_DST, memory(xmd, engine())}},
                                     std::string("oneDNN eltwise forward:") + fpd.impl_info_str());
     eltwise_backward::primitive_desc bpd(eltwise_backward::desc(alg, xmd, xmd, a, b), engine(), fpd);
-    return std::make_unique<Peer>(eltwise_backward(bpd),
+    return onednn_primitive_peer(eltwise_backward(bpd),
                                   std::unordered_map<int, memory>{{use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, filled(xmd)},
                                                                   {DNNL_ARG_DIFF_DST, filled(xmd)},
                                                                   {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}},

@@ -3,7 +3,7 @@
 #ifdef FREEDNN_BENCH_ONEDNN
 #include <omp.h>
 
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_primitive.hpp"
 
 #include <cstring>
 #include <unordered_map>
@@ -12,10 +12,7 @@
 namespace bench {
 namespace {
 
-dnnl::engine &cpu_engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
+dnnl::engine &cpu_engine() { return onednn_cpu_engine(); }
 
 bool to_dnnl_dt(const std::string &dt, dnnl::memory::data_type *out) {
   using d = dnnl::memory::data_type;
@@ -47,23 +44,6 @@ dnnl::memory filled(const dnnl::memory::desc &md) {
   return m;
 }
 
-class PrimitivePeer : public PeerRun {
- public:
-  PrimitivePeer(dnnl::primitive prim, std::unordered_map<int, dnnl::memory> args, std::string name)
-      : prim_(std::move(prim)), args_(std::move(args)), stream_(cpu_engine()), name_(std::move(name)) {}
-  void execute() override {
-    prim_.execute(stream_, args_);
-    stream_.wait();
-  }
-  std::string name() const override { return name_; }
-
- private:
-  dnnl::primitive prim_;
-  std::unordered_map<int, dnnl::memory> args_;
-  dnnl::stream stream_;
-  std::string name_;
-};
-
 }  // namespace
 
 bool onednn_available() { return true; }
@@ -84,7 +64,7 @@ std::unique_ptr<PeerRun> onednn_reorder(const PeerTensor &src, const PeerTensor 
   try {
     dnnl::memory sm = filled(s), dm = filled(d);
     dnnl::reorder::primitive_desc pd(cpu_engine(), s, cpu_engine(), d);
-    return std::make_unique<PrimitivePeer>(dnnl::reorder(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_FROM, sm}, {DNNL_ARG_TO, dm}},
+    return onednn_primitive_peer(dnnl::reorder(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_FROM, sm}, {DNNL_ARG_TO, dm}},
                                            std::string("oneDNN reorder:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;
@@ -105,7 +85,7 @@ std::unique_ptr<PeerRun> onednn_binary(const std::string &alg, const PeerTensor 
     dnnl::binary::primitive_desc pd(dnnl::binary::desc(a, s0, s1, d), cpu_engine());
     dnnl::memory m0 = filled(s0), m1 = filled(s1);
     dnnl::memory md = in_place ? m0 : filled(d);
-    return std::make_unique<PrimitivePeer>(
+    return onednn_primitive_peer(
         dnnl::binary(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, md}},
         std::string("oneDNN binary:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
@@ -129,7 +109,7 @@ std::unique_ptr<PeerRun> onednn_reduction(const std::string &alg, const PeerTens
   try {
     dnnl::reduction::primitive_desc pd(dnnl::reduction::desc(a, s, d, p, 0.f), cpu_engine());
     dnnl::memory sm = filled(s), dm = filled(d);
-    return std::make_unique<PrimitivePeer>(dnnl::reduction(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}},
+    return onednn_primitive_peer(dnnl::reduction(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}},
                                            std::string("oneDNN reduction:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
     return nullptr;
@@ -144,7 +124,7 @@ std::unique_ptr<PeerRun> onednn_scale(const PeerTensor &t, float alpha) {
         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_linear, md, alpha, 0.f),
         cpu_engine());
     dnnl::memory m = filled(md);
-    return std::make_unique<PrimitivePeer>(dnnl::eltwise_forward(pd),
+    return onednn_primitive_peer(dnnl::eltwise_forward(pd),
                                            std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}},
                                            std::string("oneDNN eltwise_linear:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
