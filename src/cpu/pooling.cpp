@@ -3,16 +3,24 @@
 // depth of 1.
 //  - Forward works on output rows (n, channel block, od, oh). When channels
 //    are innermost in x and y (NHWC, NDHWC) each output position folds its
-//    window as vectors over a block of channels; otherwise (NCHW and other
-//    strides) each channel's row of outputs is folded one window column at a
-//    time, vectorised over the output width.
+//    window as vectors over a block of channels (float: accumulators in
+//    registers, forward_vector_lanes). When columns are contiguous in x
+//    (NCHW) the window's rows are folded into one padded line, then the
+//    line's window columns (stride 2: split into even and odd positions), so
+//    that every loop is contiguous (forward_line). Other strides: each
+//    channel's row of outputs is folded one window column at a time.
 //  - Backward scatters dy of a (n, channel block) into a float (double)
 //    gradient plane through the same windows (max: to the first maximum of
-//    x, found again), then blends it into dx.
+//    x, found again), then blends it into dx. Average backward with columns
+//    contiguous in dx gathers instead, one dx row at a time
+//    (backward_line_avg).
 // Work is spread over the thread pool; types are template parameters, so no
 // hot loop switches on a type.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -135,6 +143,17 @@ struct Kernels {
     *p = store(r);
   }
 
+  // Float vectors of 8 lanes (one AVX2 register) for the float paths below;
+  // 16 channels take two (plain loops of 16 get unrolled into scalar code).
+  static constexpr int kLanes = 16;
+  typedef float V8 __attribute__((vector_size(32)));
+  static V8 load8(const float *p) {
+    V8 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store8(float *p, V8 v) { std::memcpy(p, &v, sizeof v); }
+
   // ---- forward -----------------------------------------------------------
   // Channels innermost: one output position, a block of cb channels.
   void forward_vector(const T *x, T *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
@@ -167,6 +186,163 @@ struct Kernels {
       const C scale = is_max ? C(1) : div.at(od, oh, ow);
       for (int64_t c = 0; c < cb; ++c) put(q + c, acc[c] * scale);
     }
+  }
+
+  // Columns contiguous in x (NCHW and the like): a row of outputs of one
+  // channel in two steps, each over contiguous elements. First the window's
+  // input rows are folded into one line of the padded input width
+  // (`line[pad + iw]`, the padding holding the fold's initial value). Then
+  // each output folds its window columns of the line: with stride 1 at
+  // line[ow + kw]; with stride 2 the line is split into its even and odd
+  // positions first, so that column kw of output ow, line[2 ow + kw], is
+  // (kw even ? even : odd)[ow + kw / 2] and every fold is again a
+  // contiguous vector loop (other strides: a strided loop). Fold is a
+  // functor (max, max propagating NaN, sum), so no loop tests the mode.
+  struct FoldMax {
+    C operator()(C acc, C v) const { return v > acc ? v : acc; }
+  };
+  struct FoldMaxNan {
+    C operator()(C acc, C v) const { return (v > acc || v != v) && acc == acc ? v : acc; }
+  };
+  struct FoldSum {
+    C operator()(C acc, C v) const { return acc + v; }
+  };
+
+  // Scratch elements forward_line needs.
+  int64_t line_length() const {
+    const int64_t lp = std::max((G.out[2] - 1) * G.str[2] + G.win[2], G.pad[2] + G.in[2]);
+    return lp + (lp & 1);  // even: the stride-2 split reads pairs
+  }
+  int64_t line_scratch() const { return 2 * line_length() + G.out[2] + 2; }
+
+  template <class F>
+  void forward_line(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh, C *scratch, F fold) const {
+    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    const int64_t W = G.in[2], OW = G.out[2], pad = G.pad[2], win = G.win[2], strw = G.str[2];
+    const int64_t lp = line_length();
+    C *line = scratch, *even = scratch + lp, *odd = even + lp / 2, *acc = odd + lp / 2;
+    for (int64_t j = 0; j < pad; ++j) line[j] = init;
+    for (int64_t j = pad + W; j < lp; ++j) line[j] = init;
+    C *mid = line + pad;
+    int64_t sd, d0, d1, sh, h0, h1;
+    window_range(G, 0, od, sd, d0, d1);
+    window_range(G, 1, oh, sh, h0, h1);
+    bool first = true;
+    for (int64_t id = d0; id < d1; ++id)
+      for (int64_t ih = h0; ih < h1; ++ih) {
+        const T *row = x + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
+        if (first)  // folded into init, not copied: a NaN that max skips must not become the start
+          for (int64_t iw = 0; iw < W; ++iw) mid[iw] = fold(init, load(row + iw));
+        else
+          for (int64_t iw = 0; iw < W; ++iw) mid[iw] = fold(mid[iw], load(row + iw));
+        first = false;
+      }
+    if (first)
+      for (int64_t iw = 0; iw < W; ++iw) mid[iw] = init;
+    if (strw == 2) {
+      for (int64_t k = 0; k < lp / 2; ++k) {
+        even[k] = line[2 * k];
+        odd[k] = line[2 * k + 1];
+      }
+      for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = fold(init, even[ow]);
+      for (int64_t kw = 1; kw < win; ++kw) {
+        const C *src = (kw & 1 ? odd : even) + kw / 2;
+        for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = fold(acc[ow], src[ow]);
+      }
+    } else {
+      for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = fold(init, line[ow * strw]);
+      for (int64_t kw = 1; kw < win; ++kw) {
+        const C *src = line + kw;
+        if (strw == 1)
+          for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = fold(acc[ow], src[ow]);
+        else
+          for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = fold(acc[ow], src[ow * strw]);
+      }
+    }
+    if (!is_max) {
+      const C inv_dh = div.inv[0][static_cast<size_t>(od)] * div.inv[1][static_cast<size_t>(oh)];
+      const C *inv_w = div.inv[2].data();
+      for (int64_t ow = 0; ow < OW; ++ow) acc[ow] *= inv_dh * inv_w[ow];
+    }
+    T *q = y + n * G.os[0] + c * G.os[1] + od * G.os[2] + oh * G.os[3];
+    const int64_t sq = G.os[4];
+    const C a = alpha, b = beta;
+    if (b == C(0)) {
+      if (sq == 1)
+        for (int64_t ow = 0; ow < OW; ++ow) q[ow] = store(a * acc[ow]);
+      else
+        for (int64_t ow = 0; ow < OW; ++ow) q[ow * sq] = store(a * acc[ow]);
+    } else {
+      for (int64_t ow = 0; ow < OW; ++ow) q[ow * sq] = store(a * acc[ow] + b * load(q + ow * sq));
+    }
+  }
+
+  void forward_line_any(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh, C *scratch) const {
+    if (!is_max) forward_line(x, y, n, c, od, oh, scratch, FoldSum{});
+    else if (prop) forward_line(x, y, n, c, od, oh, scratch, FoldMaxNan{});
+    else forward_line(x, y, n, c, od, oh, scratch, FoldMax{});
+  }
+
+  // Float data, channels innermost in x and y, a block of a multiple of 16
+  // channels: forward_vector with each 16 channels' accumulators in two
+  // AVX2 registers for the whole window (V8 below), instead of an array in
+  // memory that every window position loads and stores again.
+  template <class F>
+  void forward_vector_lanes(const float *x, float *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh,
+                            F fold) const {
+    const V8 zero = {}, init = zero + (is_max ? std::numeric_limits<float>::lowest() : 0.0f);
+    const V8 b = zero + beta;
+    const bool blend = beta != C(0);
+    int64_t sd, d0, d1, sh, h0, h1;
+    window_range(G, 0, od, sd, d0, d1);
+    window_range(G, 1, oh, sh, h0, h1);
+    const float inv_dh = is_max ? 1.0f : div.inv[0][static_cast<size_t>(od)] * div.inv[1][static_cast<size_t>(oh)];
+    const float *xb = x + n * G.is[0] + c0;
+    for (int64_t ow = 0; ow < G.out[2]; ++ow) {
+      int64_t sw, w0, w1;
+      window_range(G, 2, ow, sw, w0, w1);
+      const V8 scale = zero + (is_max ? 1.0f : inv_dh * div.inv[2][static_cast<size_t>(ow)]) * alpha;
+      float *q = y + n * G.os[0] + c0 + od * G.os[2] + oh * G.os[3] + ow * G.os[4];
+      for (int64_t s16 = 0; s16 < cb; s16 += kLanes) {
+        V8 acc0 = init, acc1 = init;
+        for (int64_t id = d0; id < d1; ++id)
+          for (int64_t ih = h0; ih < h1; ++ih) {
+            const float *p = xb + s16 + id * G.is[2] + ih * G.is[3] + w0 * G.is[4];
+            for (int64_t iw = w0; iw < w1; ++iw, p += G.is[4]) {
+              acc0 = fold(acc0, load8(p));
+              acc1 = fold(acc1, load8(p + 8));
+            }
+          }
+        V8 r0 = acc0 * scale, r1 = acc1 * scale;
+        if (blend) {
+          r0 += b * load8(q + s16);
+          r1 += b * load8(q + s16 + 8);
+        }
+        store8(q + s16, r0);
+        store8(q + s16 + 8, r1);
+      }
+    }
+  }
+  struct FoldMax8 {
+    V8 operator()(V8 acc, V8 v) const { return v > acc ? v : acc; }
+  };
+  struct FoldMaxNan8 {
+    V8 operator()(V8 acc, V8 v) const { return ((v > acc) | (v != v)) & (acc == acc) ? v : acc; }
+  };
+  struct FoldSum8 {
+    V8 operator()(V8 acc, V8 v) const { return acc + v; }
+  };
+  // Channels innermost: forward_vector_lanes where it applies.
+  void forward_channels(const T *x, T *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      if (cb % kLanes == 0) {
+        if (!is_max) forward_vector_lanes(x, y, n, c0, cb, od, oh, FoldSum8{});
+        else if (prop) forward_vector_lanes(x, y, n, c0, cb, od, oh, FoldMaxNan8{});
+        else forward_vector_lanes(x, y, n, c0, cb, od, oh, FoldMax8{});
+        return;
+      }
+    }
+    forward_vector(x, y, n, c0, cb, od, oh);
   }
 
   // Any strides: a row of outputs of one channel, folded per window column.
@@ -268,6 +444,83 @@ struct Kernels {
       }
   }
 
+  // Average backward with columns contiguous in dx (NCHW and the like), one
+  // row of dx at a time, as a gather (no plane of partial sums): the dy rows
+  // of the output rows whose windows hold this input row are summed, each
+  // times its depth and height divisors, into a row t[ow] (times the width
+  // divisor); then t is spread over the window columns of a padded line,
+  // line[ow * stride + kw] += t[ow], split into even and odd positions for
+  // stride 2 as in forward_line so that every loop is contiguous.
+  int64_t grad_line_scratch() const { return 2 * line_length() + G.out[2] + 2; }
+  bool stream_dx = false;
+
+  void backward_line_avg(const T *dy, T *dx, int64_t n, int64_t c, int64_t id, int64_t ih, C *scratch) const {
+    const int64_t W = G.in[2], OW = G.out[2], pad = G.pad[2], win = G.win[2], strw = G.str[2];
+    const int64_t lp = line_length();
+    C *line = scratch, *even = scratch + lp, *odd = even + lp / 2, *t = odd + lp / 2;
+    // Output positions along dimension k whose window holds input position i.
+    auto outputs_over = [&](int k, int64_t i, int64_t &lo, int64_t &hi) {
+      const int64_t last = i + G.pad[k], first = last - G.win[k] + 1;  // window starts o*str in [first, last]
+      lo = first <= 0 ? 0 : (first + G.str[k] - 1) / G.str[k];
+      hi = std::min(G.out[k], last / G.str[k] + 1);
+    };
+    int64_t od0, od1, oh0, oh1;
+    outputs_over(0, id, od0, od1);
+    outputs_over(1, ih, oh0, oh1);
+    for (int64_t ow = 0; ow < OW; ++ow) t[ow] = C(0);
+    const int64_t sg = G.os[4];
+    for (int64_t od = od0; od < od1; ++od)
+      for (int64_t oh = oh0; oh < oh1; ++oh) {
+        const T *g = dy + n * G.os[0] + c * G.os[1] + od * G.os[2] + oh * G.os[3];
+        const C f = div.inv[0][static_cast<size_t>(od)] * div.inv[1][static_cast<size_t>(oh)];
+        if (sg == 1)
+          for (int64_t ow = 0; ow < OW; ++ow) t[ow] += load(g + ow) * f;
+        else
+          for (int64_t ow = 0; ow < OW; ++ow) t[ow] += load(g + ow * sg) * f;
+      }
+    const C *inv_w = div.inv[2].data();
+    for (int64_t ow = 0; ow < OW; ++ow) t[ow] *= inv_w[ow];
+    if (strw == 2) {
+      for (int64_t k = 0; k < lp / 2; ++k) even[k] = odd[k] = C(0);
+      for (int64_t kw = 0; kw < win; ++kw) {
+        C *dst = (kw & 1 ? odd : even) + kw / 2;
+        for (int64_t ow = 0; ow < OW; ++ow) dst[ow] += t[ow];
+      }
+      for (int64_t k = 0; k < lp / 2; ++k) {
+        line[2 * k] = even[k];
+        line[2 * k + 1] = odd[k];
+      }
+    } else {
+      for (int64_t j = 0; j < lp; ++j) line[j] = C(0);
+      for (int64_t kw = 0; kw < win; ++kw) {
+        C *dst = line + kw;
+        if (strw == 1)
+          for (int64_t ow = 0; ow < OW; ++ow) dst[ow] += t[ow];
+        else
+          for (int64_t ow = 0; ow < OW; ++ow) dst[ow * strw] += t[ow];
+      }
+    }
+    const C *src = line + pad;
+    T *q = dx + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
+    const C a = alpha, b = beta;
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      // A dx far larger than the caches (stream_dx): stores that bypass
+      // them, so that writing dx costs no read of its old lines. The
+      // caller fences after its rows.
+      if (stream_dx && b == C(0) && (reinterpret_cast<uintptr_t>(q) & 31) == 0) {
+        const V8 av = V8{} + a;
+        int64_t iw = 0;
+        for (; iw + 8 <= W; iw += 8) _mm256_stream_ps(q + iw, (__m256)(av * load8(src + iw)));
+        for (; iw < W; ++iw) q[iw] = a * src[iw];
+        return;
+      }
+    }
+    if (b == C(0))
+      for (int64_t iw = 0; iw < W; ++iw) q[iw] = store(a * src[iw]);
+    else
+      for (int64_t iw = 0; iw < W; ++iw) q[iw] = store(a * src[iw] + b * load(q + iw));
+  }
+
   // Max backward of float data over a block of a multiple of kLanes channels
   // (channels innermost, so every channel stride is 1), in GCC vector
   // types (two AVX2 registers per 16 channels; plain loops of 16 get
@@ -275,14 +528,6 @@ struct Kernels {
   // maximum is found as a vector of cell numbers (exact in float below 2^24
   // cells), then dy is added to the window's cells under the mask cell ==
   // argmax, one vector add per cell instead of a scalar scatter per channel.
-  static constexpr int kLanes = 16;
-  typedef float V8 __attribute__((vector_size(32)));
-  static V8 load8(const float *p) {
-    V8 v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
-  static void store8(float *p, V8 v) { std::memcpy(p, &v, sizeof v); }
   void backward_max_lanes(const float *x, const float *dy, float *dx, int64_t n, int64_t c0, int64_t cb,
                           std::vector<C> &grad) const {
     const int64_t D = G.in[0], H = G.in[1], W = G.in[2];
@@ -433,8 +678,10 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
     const T *x = static_cast<const T *>(pack.get(op.x));
     T *y = static_cast<T *>(pack.get(op.y));
     const int64_t rows = G.n * blocks * G.out[0] * G.out[1];
+    // Columns contiguous in x: the line kernels (see forward_line).
+    const bool lines = !G.channels_inner && G.is[4] == 1;
     par(rows, [&](int64_t b, int64_t e) {
-      std::vector<C> acc(static_cast<size_t>(G.out[2]));
+      std::vector<C> acc(static_cast<size_t>(lines ? k.line_scratch() : G.out[2]));
       for (int64_t i = b; i < e; ++i) {
         int64_t rest = i;
         const int64_t oh = rest % G.out[1];
@@ -442,7 +689,8 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
         const int64_t od = rest % G.out[0];
         rest /= G.out[0];
         const int64_t blk = rest % blocks, n = rest / blocks;
-        if (G.channels_inner) k.forward_vector(x, y, n, blk * cb, std::min(cb, G.c - blk * cb), od, oh);
+        if (G.channels_inner) k.forward_channels(x, y, n, blk * cb, std::min(cb, G.c - blk * cb), od, oh);
+        else if (lines) k.forward_line_any(x, y, n, blk, od, oh, acc.data());
         else k.forward_row(x, y, n, blk, od, oh, acc.data());
       }
     });
@@ -451,6 +699,23 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
   const T *x = r.x ? static_cast<const T *>(pack.get(op.x)) : nullptr;
   const T *dy = static_cast<const T *>(pack.get(op.dy));
   T *dx = static_cast<T *>(pack.get(op.dx));
+  if (!op.is_max() && !G.channels_inner && G.is[4] == 1) {  // average, columns contiguous in dx
+    constexpr int64_t kStreamBytes = int64_t{8} << 20;
+    k.stream_dx = G.n * G.c * G.in[0] * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+    par(G.n * G.c * G.in[0] * G.in[1], [&](int64_t b, int64_t e) {
+      std::vector<C> scratch(static_cast<size_t>(k.grad_line_scratch()));
+      for (int64_t i = b; i < e; ++i) {
+        int64_t rest = i;
+        const int64_t ih = rest % G.in[1];
+        rest /= G.in[1];
+        const int64_t id = rest % G.in[0];
+        rest /= G.in[0];
+        k.backward_line_avg(dy, dx, rest / G.c, rest % G.c, id, ih, scratch.data());
+      }
+      if (k.stream_dx) _mm_sfence();  // the streaming stores are visible before the call returns
+    });
+    return;
+  }
   par(G.n * blocks, [&](int64_t b, int64_t e) {
     std::vector<C> grad, best, gs;
     std::vector<int64_t> at;

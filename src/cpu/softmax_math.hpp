@@ -1,6 +1,7 @@
-// Row kernels of the fast CPU softmax engine: plain loops over contiguous
-// rows of the compute type that the compiler vectorises (partial sums in
-// kLanes independent accumulators, exp from vec_math.hpp for float).
+// Row kernels of the fast CPU softmax engine over contiguous rows of the
+// compute type: float in GCC vector types (exp as vec_math.hpp's, AVX-512
+// where the CPU has it), double in lane arrays; the kernels themselves are
+// in softmax_rows.hpp, compiled twice below.
 //
 // ACCURATE and LOG forward find the row's maximum and the sum of
 // exponentials in one sweep over the row ("online" softmax): the row is
@@ -24,6 +25,7 @@
 #include <memory>
 
 #include <cudnn_ops.h>
+#include <immintrin.h>
 
 #include "cpu/vec_math.hpp"
 
@@ -34,84 +36,6 @@ constexpr int64_t kChunk = 2048;  // elements per online step: 8 KiB of float, L
 
 FDNN_VM_INLINE float exp_of(float x) { return vm::exp(x); }
 FDNN_VM_INLINE double exp_of(double x) { return std::exp(x); }
-
-// Maximum of a; a NaN is skipped here but poisons the sum of exponentials,
-// so every result of its row is NaN.
-template <class C>
-FDNN_VM_INLINE C row_max(const C *a, int64_t n) {
-  C m[kLanes];
-  for (int l = 0; l < kLanes; ++l) m[l] = -std::numeric_limits<C>::infinity();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) m[l] = a[i + l] > m[l] ? a[i + l] : m[l];
-  C r = -std::numeric_limits<C>::infinity();
-  for (; i < n; ++i) r = a[i] > r ? a[i] : r;
-  for (int l = 0; l < kLanes; ++l) r = m[l] > r ? m[l] : r;
-  return r;
-}
-
-// out[i] = exp(a[i] - shift); returns the sum.
-template <class C>
-FDNN_VM_INLINE C exp_shift_sum(const C *a, int64_t n, C shift, C *out) {
-  C s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const C e = exp_of(a[i + l] - shift);
-      out[i + l] = e;
-      s[l] += e;
-    }
-  C r = 0;
-  for (; i < n; ++i) {
-    const C e = exp_of(a[i] - shift);
-    out[i] = e;
-    r += e;
-  }
-  for (int l = 0; l < kLanes; ++l) r += s[l];
-  return r;
-}
-
-// Sum of exp(a[i] - shift), nothing stored.
-template <class C>
-FDNN_VM_INLINE C exp_shift_sum_only(const C *a, int64_t n, C shift) {
-  C s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) s[l] += exp_of(a[i + l] - shift);
-  C r = 0;
-  for (; i < n; ++i) r += exp_of(a[i] - shift);
-  for (int l = 0; l < kLanes; ++l) r += s[l];
-  return r;
-}
-
-template <class C>
-FDNN_VM_INLINE C row_dot(const C *a, const C *b, int64_t n) {
-  C s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) s[l] += a[i + l] * b[i + l];
-  C r = 0;
-  for (; i < n; ++i) r += a[i] * b[i];
-  for (int l = 0; l < kLanes; ++l) r += s[l];
-  return r;
-}
-
-template <class C>
-FDNN_VM_INLINE C row_sum(const C *a, int64_t n) {
-  C s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) s[l] += a[i + l];
-  C r = 0;
-  for (; i < n; ++i) r += a[i];
-  for (int l = 0; l < kLanes; ++l) r += s[l];
-  return r;
-}
-
-template <class C>
-FDNN_VM_INLINE void scale_row(C *r, int64_t n, C f) {
-  for (int64_t i = 0; i < n; ++i) r[i] *= f;
-}
 
 // The running state of the online sweep: the maximum so far and the sum of
 // exp(x - shift) over the elements so far. The shift is the maximum, or 0
@@ -133,101 +57,62 @@ struct Online {
   }
 };
 
-// Forward: r = softmax / log-softmax of a times alpha.
-template <class C>
-FDNN_VM_INLINE void forward_row_impl(cudnnSoftmaxAlgorithm_t algo, const C *a, int64_t n, C *r, C alpha) {
-  if (algo == CUDNN_SOFTMAX_FAST) {  // no shift: large inputs overflow, as in cuDNN
-    const C sum = exp_shift_sum(a, n, C(0), r);
-    scale_row(r, n, alpha / sum);
-    return;
-  }
-  if (n <= kChunk) {  // one chunk: no rescaling
-    const C mx = row_max(a, n);
-    Online<C> st;
-    const C shift = st.advance(mx);
-    if (algo == CUDNN_SOFTMAX_LOG) {
-      const C sum = exp_shift_sum_only(a, n, shift);
-      const C total = shift + std::log(sum);
-      for (int64_t i = 0; i < n; ++i) r[i] = alpha * (a[i] - total);
-      return;
-    }
-    const C sum = exp_shift_sum(a, n, shift, r);
-    scale_row(r, n, mx == -std::numeric_limits<C>::infinity() ? std::numeric_limits<C>::quiet_NaN() : alpha / sum);
-    return;
-  }
-  Online<C> st;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  C shifts_small[16];
-  C *shifts = shifts_small;
-  std::unique_ptr<C[]> shifts_big;
-  if (chunks > 16) {
-    shifts_big.reset(new C[static_cast<size_t>(chunks)]);
-    shifts = shifts_big.get();
-  }
-  for (int64_t k = 0; k < chunks; ++k) {
-    const int64_t c0 = k * kChunk, len = std::min(kChunk, n - c0);
-    const C shift = st.advance(row_max(a + c0, len));
-    shifts[k] = st.max;  // -inf: the chunk's exponentials (shift 0) are zeros
-    if (algo == CUDNN_SOFTMAX_LOG) st.sum += exp_shift_sum_only(a + c0, len, shift);
-    else st.sum += exp_shift_sum(a + c0, len, shift, r + c0);
-  }
-  if (algo == CUDNN_SOFTMAX_LOG) {
-    const C total = st.shift() + std::log(st.sum);
-    for (int64_t i = 0; i < n; ++i) r[i] = alpha * (a[i] - total);
-    return;
-  }
-  const bool all_neg_inf = st.max == -std::numeric_limits<C>::infinity();
-  for (int64_t k = 0; k < chunks; ++k) {
-    const int64_t c0 = k * kChunk, len = std::min(kChunk, n - c0);
-    // Chunks seen before the first finite maximum hold zeros (or NaN).
-    C f = shifts[k] == -std::numeric_limits<C>::infinity() ? C(0) : exp_of(shifts[k] - st.max) * (alpha / st.sum);
-    if (all_neg_inf || st.sum != st.sum) f = std::numeric_limits<C>::quiet_NaN();
-    scale_row(r + c0, len, f);
-  }
-}
+// ---- The two compiled copies of softmax_rows.hpp ---------------------------
 
-// Backward from y (a) and dy (b), times alpha.
-template <class C>
-FDNN_VM_INLINE void backward_row_impl(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t n, C *r,
-                                      C alpha) {
-  if (algo == CUDNN_SOFTMAX_LOG) {
-    const C s = row_sum(dy, n);
-    for (int64_t i = 0; i < n; ++i) r[i] = alpha * (dy[i] - exp_of(y[i]) * s);
-  } else {
-    const C s = row_dot(y, dy, n);
-    for (int64_t i = 0; i < n; ++i) r[i] = alpha * (y[i] * (dy[i] - s));
-  }
-}
+typedef float F8 __attribute__((vector_size(32)));
+typedef int32_t I8 __attribute__((vector_size(32)));
+typedef float F16 __attribute__((vector_size(64)));
+typedef int32_t I16 __attribute__((vector_size(64)));
 
-// The entry points: the kernels above compiled for AVX-512 where the CPU
-// has it (float: 16 lanes of exp), else for the library's AVX2 baseline.
-template <class C>
-FDNN_VM_AVX512 void forward_row_avx512(cudnnSoftmaxAlgorithm_t algo, const C *a, int64_t n, C *r, C alpha) {
-  forward_row_impl(algo, a, n, r, alpha);
+namespace v256 {
+using V = F8;
+using I = I8;
+constexpr int kN = 8;
+// p * 2^n for integer-valued n in [-151, 129] as the product of two normal
+// powers of two (vm::pow2_split): one rounding, subnormals and inf included.
+FDNN_VM_INLINE void scale_pow2(V &p, const V &n) {
+  const I k = __builtin_convertvector(n, I);
+  const I k1 = k >> 1, k2 = k - k1;
+  p = p * (V)((k1 + 127) << 23) * (V)((k2 + 127) << 23);  // vector casts keep the bits
 }
-template <class C>
-void forward_row_avx2(cudnnSoftmaxAlgorithm_t algo, const C *a, int64_t n, C *r, C alpha) {
-  forward_row_impl(algo, a, n, r, alpha);
+// max / min with x second: the instruction returns its second operand
+// where one of them is NaN.
+FDNN_VM_INLINE V clamp_keep_nan(const V &x, const V &lo, const V &hi) {
+  return (V)_mm256_min_ps((__m256)hi, _mm256_max_ps((__m256)lo, (__m256)x));
 }
-template <class C>
-FDNN_VM_AVX512 void backward_row_avx512(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t n, C *r,
-                                        C alpha) {
-  backward_row_impl(algo, y, dy, n, r, alpha);
+#include "cpu/softmax_rows.hpp"
+}  // namespace v256
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=512")
+namespace v512 {
+using V = F16;
+using I = I16;
+constexpr int kN = 16;
+// scalef rounds the exact p * 2^n once, as the two products above do.
+FDNN_VM_INLINE void scale_pow2(V &p, const V &n) {
+  p = (V)_mm512_mask_scalef_ps((__m512)p, 0xffff, (__m512)p, (__m512)n);
 }
-template <class C>
-void backward_row_avx2(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t n, C *r, C alpha) {
-  backward_row_impl(algo, y, dy, n, r, alpha);
+FDNN_VM_INLINE V clamp_keep_nan(const V &x, const V &lo, const V &hi) {
+  // The masked forms: the plain ones trip GCC 12's -Wuninitialized.
+  const __m512 m = _mm512_mask_max_ps((__m512)x, 0xffff, (__m512)lo, (__m512)x);
+  return (V)_mm512_mask_min_ps(m, 0xffff, (__m512)hi, m);
 }
+#include "cpu/softmax_rows.hpp"
+}  // namespace v512
+#pragma GCC pop_options
+
+// ---- Entry points: the AVX-512 copy where the CPU has it --------------------
 
 template <class C>
 void forward_row(cudnnSoftmaxAlgorithm_t algo, const C *a, int64_t n, C *r, C alpha = C(1)) {
-  if (vm::has_avx512()) forward_row_avx512(algo, a, n, r, alpha);
-  else forward_row_avx2(algo, a, n, r, alpha);
+  if (vm::has_avx512()) v512::forward_row(algo, a, n, r, alpha);
+  else v256::forward_row(algo, a, n, r, alpha);
 }
 template <class C>
 void backward_row(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t n, C *r, C alpha = C(1)) {
-  if (vm::has_avx512()) backward_row_avx512(algo, y, dy, n, r, alpha);
-  else backward_row_avx2(algo, y, dy, n, r, alpha);
+  if (vm::has_avx512()) v512::backward_row(algo, y, dy, n, r, alpha);
+  else v256::backward_row(algo, y, dy, n, r, alpha);
 }
 
 }  // namespace fdnn::cpu::softmax
