@@ -17,6 +17,12 @@
 //    are read as one wider row and the columns folded back onto their sets.
 // Statistics set k is the row-major index over the kept dims in that order.
 //
+// Cols mode with float compute (FLOAT, HALF, BFLOAT16 data contiguous along
+// the row: NHWC batch norm) reads and writes rows through the row kernels of
+// normalization_kernels.hpp, which convert in registers: the statistics in
+// one sweep (Welford's update), and the plain forward (no fused op, beta 0)
+// as y = a' x + b' with alpha folded into a', b'.
+//
 // Rows mode with sets small enough for a core's L2 runs set-major: one
 // thread takes a set from its statistics (or gradient sums) to its output,
 // so the second read of x comes from cache.
@@ -24,8 +30,9 @@
 // Work is cut into tiles (a block of rows times a range of columns /
 // elements) that do not depend on the thread count. Each tile leaves a
 // partial result in scratch (mean and squared deviations of its elements by
-// the corrected two-pass algorithm, or the backward sums), and each set
-// combines its tiles' partials in a fixed order (Chan's formula, in double):
+// the corrected two-pass algorithm in rows mode, by Welford's update in one
+// sweep in cols mode, or the backward sums), and each set combines its
+// tiles' partials in a fixed order (in double):
 // the results are the same for any thread count and on every run. FLOAT, HALF and BFLOAT16 compute in
 // float, DOUBLE in double; operands whose layout or type is not the compute
 // type's contiguous one are staged through per-thread buffers, so any strides
@@ -50,6 +57,7 @@
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/normalization_kernels.hpp"
 #include "cpu/pointwise_kernels.hpp"
 
 namespace fdnn::cpu {
@@ -377,18 +385,6 @@ inline void grad_sums<float>(const float *gp, const float *xp, int64_t n, float 
 }
 #endif
 
-// Chan et al.'s combination of (n, mean, m2) partial statistics.
-struct Moments {
-  double n = 0, mean = 0, m2 = 0;
-  void add(double nb, double mb, double m2b) {
-    if (nb == 0) return;
-    const double tot = n + nb, delta = mb - mean;
-    mean += delta * (nb / tot);
-    m2 += m2b + delta * delta * (n * nb / tot);
-    n = tot;
-  }
-};
-
 // ---- Plan ---------------------------------------------------------------------
 
 class Plan final : public ExecutionPlan {
@@ -435,6 +431,12 @@ class Plan final : public ExecutionPlan {
     // kb * inner + column (see expand()).
     std::vector<A> mu, istd, c1, c2, c3;  // forward: c1 = a, c2 = b
     std::vector<A> mu_x;                  // backward, cols mode: mu expanded
+    // Float compute, cols mode: row kernels of x's storage type
+    // (normalization_kernels.hpp). welford: x contiguous along the row;
+    // affine: the forward is y = c1 * x + c2 with alpha folded in (no z,
+    // activation, mask or beta), x and y contiguous along the row.
+    normk::WelfordFn welford = nullptr;
+    normk::AffineFn affine = nullptr;
   };
 
   // Runs f(i) for i in [0, n), on the pool when the problem is large.
@@ -490,9 +492,15 @@ class Plan final : public ExecutionPlan {
     return buf;
   }
 
-  // Tile t's mean and squared deviations (corrected two-pass) into part.
+  // Tile t's mean and squared deviations into part: rows mode by the
+  // corrected two-pass algorithm over the (cache-resident) tile, cols mode by
+  // welford_tile.
   template <class A>
   void stats_tile(const Exec<A> &ex, int64_t t) const {
+    if (G_.cols) {
+      welford_tile(ex, t);
+      return;
+    }
     thread_local std::vector<A> buf;
     thread_local std::vector<const A *> rows;
     const int64_t tile_elems = G_.B * G_.chunk;
@@ -505,41 +513,84 @@ class Plan final : public ExecutionPlan {
       len = n;
     });
     double *part = ex.part;
-    if (!G_.cols) {
-      A s = 0;
-      for (int64_t j = 0; j < nrows; ++j) s += sum_of(rows[j], len);
-      const double cnt = static_cast<double>(nrows * len);
-      const A shift = static_cast<A>(s / static_cast<A>(cnt));
-      A sq = 0, lin = 0;
-      for (int64_t j = 0; j < nrows; ++j) dev_sums(rows[j], len, shift, sq, lin);
-      part[2 * t] = static_cast<double>(shift) + static_cast<double>(lin) / cnt;
-      part[2 * t + 1] = static_cast<double>(sq) - static_cast<double>(lin) * static_cast<double>(lin) / cnt;
+    A s = 0;
+    for (int64_t j = 0; j < nrows; ++j) s += sum_of(rows[j], len);
+    const double cnt = static_cast<double>(nrows * len);
+    const A shift = static_cast<A>(s / static_cast<A>(cnt));
+    A sq = 0, lin = 0;
+    for (int64_t j = 0; j < nrows; ++j) dev_sums(rows[j], len, shift, sq, lin);
+    part[2 * t] = static_cast<double>(shift) + static_cast<double>(lin) / cnt;
+    part[2 * t + 1] = static_cast<double>(sq) - static_cast<double>(lin) * static_cast<double>(lin) / cnt;
+  }
+
+  // Welford's update of per-column (mean, m2) of x - shift by row p:
+  // rn = 1 / (rows so far).
+  template <class A>
+  static void welford_generic(const A *__restrict p, const A *__restrict shift, int64_t n, A *__restrict mean,
+                              A *__restrict m2, A rn) {
+    for (int64_t c = 0; c < n; ++c) {
+      const A x = p[c] - shift[c];
+      const A d = x - mean[c];
+      const A m = mean[c] + d * rn;
+      mean[c] = m;
+      m2[c] += d * (x - m);
+    }
+  }
+
+  // Cols mode: tile t's per-column mean and squared deviations in one sweep
+  // over its rows, into part: Welford's update (in the compute type) of x
+  // minus the tile's first row (see normalization_kernels.hpp).
+  template <class A>
+  void welford_tile(const Exec<A> &ex, int64_t t) const {
+    thread_local std::vector<A> buf;
+    const int64_t n_max = G_.chunk, pitch = n_max + 16;  // not 4 KiB apart (false store-to-load aliasing)
+    if (buf.size() < static_cast<size_t>(4 * pitch)) buf.resize(static_cast<size_t>(4 * pitch));
+    A *xb = buf.data(), *shift = buf.data() + pitch, *mean = buf.data() + 2 * pitch, *m2 = buf.data() + 3 * pitch;
+    std::fill(mean, mean + n_max, A(0));
+    std::fill(m2, m2 + n_max, A(0));
+    int64_t len = 0, nrows = 0;
+    const bool kernel = ex.welford != nullptr && G_.istr[kX] == 1;
+    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t n, int64_t, int64_t) {
+      len = n;
+      nrows = j + 1;
+      if (j == 0) {  // the shift; its own deviation is 0: mean and m2 stay 0
+        const A *p = fetch(ex, kX, off, n, shift);
+        if (p != shift) std::copy(p, p + n, shift);
+        return;
+      }
+      const A rn = A(1) / static_cast<A>(j + 1);
+      if constexpr (std::is_same_v<A, float>) {
+        if (kernel) {
+          ex.welford(ex.base[kX] + off[kX] * ex.es[kX], shift, n, mean, m2, rn);
+          return;
+        }
+      }
+      welford_generic(fetch(ex, kX, off, n, xb), shift, n, mean, m2, rn);
+    });
+    double *out = ex.part + 2 * t * G_.chunk;
+    if (G_.fold == 1) {
+      for (int64_t c = 0; c < len; ++c) {
+        out[2 * c] = static_cast<double>(shift[c]) + static_cast<double>(mean[c]);
+        out[2 * c + 1] = static_cast<double>(m2[c]);
+      }
       return;
     }
-    thread_local std::vector<A> acc;
-    if (acc.size() < static_cast<size_t>(3 * len)) acc.resize(static_cast<size_t>(3 * len));
-    A *sum = acc.data(), *m2 = acc.data() + len, *lin = acc.data() + 2 * len;
-    std::fill(sum, sum + 3 * len, A(0));
-    for (int64_t j = 0; j < nrows; ++j) {
-      const A *p = rows[j];
-      for (int64_t c = 0; c < len; ++c) sum[c] += p[c];
-    }
-    const A inv = A(1) / static_cast<A>(nrows);
-    for (int64_t c = 0; c < len; ++c) sum[c] *= inv;  // now the shift (first-pass mean)
-    for (int64_t j = 0; j < nrows; ++j) {
-      const A *p = rows[j];
-      for (int64_t c = 0; c < len; ++c) {
-        const A d = p[c] - sum[c];
-        m2[c] += d * d;
-        lin[c] += d;
+    // Folded rows (one chunk: the row is short): the fold columns of set c
+    // have the same count, so they combine here, into out[2c], out[2c+1]
+    // (fewer partials for finish_stats to visit; see visit_stat_partials).
+    const int64_t w = G_.width;
+    for (int64_t c = 0; c < w; ++c) {
+      double sum = 0;
+      for (int64_t f = 0; f < G_.fold; ++f) sum += static_cast<double>(shift[f * w + c]) + static_cast<double>(mean[f * w + c]);
+      const double mu = sum / static_cast<double>(G_.fold);
+      double q = 0, dev = 0;
+      for (int64_t f = 0; f < G_.fold; ++f) {
+        const double d = static_cast<double>(shift[f * w + c]) + static_cast<double>(mean[f * w + c]) - mu;
+        q += static_cast<double>(m2[f * w + c]);
+        dev += d * d;
       }
-    }
-    double *out = part + 2 * t * G_.chunk;
-    const double cnt = static_cast<double>(nrows);
-    for (int64_t c = 0; c < len; ++c) {
-      const double l = lin[c];
-      out[2 * c] = static_cast<double>(sum[c]) + l / cnt;
-      out[2 * c + 1] = static_cast<double>(m2[c]) - l * l / cnt;
+      out[2 * c] = mu;
+      out[2 * c + 1] = q + static_cast<double>(nrows) * dev;
     }
   }
 
@@ -596,6 +647,17 @@ class Plan final : public ExecutionPlan {
     const bool plain = ex.direct && G_.istr[kY] == 1 && ex.beta == A(0);
     const bool stream = plain && ex.stream;
     const bool in_place = plain && !stream && ex.alpha == A(1) && ex.base[kZ] == nullptr;  // z may alias y
+    if constexpr (std::is_same_v<A, float>) {
+      if (ex.affine != nullptr) {  // one pass: x's type -> y = a * x + b -> y's type
+        const int64_t es = ex.es[kX];
+        walk_tile(t, [&](const int64_t *off, int64_t, int64_t n, int64_t c0, int64_t kb) {
+          const int64_t o = kb * G_.inner + c0;
+          ex.affine(ex.base[kX] + off[kX] * es, ex.base[kY] + off[kY] * es, n, a + o, b + o, ex.stream);
+        });
+        if (ex.stream) stream_fence();
+        return;
+      }
+    }
     walk_tile(t, [&](const int64_t *off, int64_t, int64_t n, int64_t c0, int64_t kb) {
       const A *xp = fetch(ex, kX, off, n, xb);
       if (in_place) v = reinterpret_cast<A *>(ex.base[kY] + off[kY] * ex.es[kY]);
@@ -685,6 +747,22 @@ class Plan final : public ExecutionPlan {
     }
   }
 
+  // Calls cb(count, mean, m2) for set k's statistics partials in a fixed
+  // order: welford_tile leaves one per tile for folded rows.
+  template <class F>
+  void visit_stat_partials(const double *part, int64_t k, F &&cb) const {
+    if (!G_.cols || G_.fold == 1) {
+      visit_partials(part, k, cb);
+      return;
+    }
+    const int64_t kb = k / G_.width, c = k % G_.width;
+    for (int64_t rb = 0; rb < G_.nrb; ++rb) {
+      const int64_t rows = std::min(G_.rcount, (rb + 1) * G_.B) - rb * G_.B;
+      const double *p = part + 2 * ((kb * G_.nrb + rb) * G_.chunk + c);
+      cb(static_cast<double>(rows * G_.fold), p[0], p[1]);
+    }
+  }
+
   int64_t partials_per_set() const { return G_.nrb * (G_.cols ? G_.fold : G_.nch); }
 
   template <class A>
@@ -704,17 +782,29 @@ class Plan final : public ExecutionPlan {
   // and running statistics.
   template <class A>
   void finish_stats(Exec<A> &ex, int64_t k) const {
-    Moments m;
-    visit_partials(ex.part, k, [&](double n, double mean, double m2) { m.add(n, mean, m2); });
-    const double var = std::max(0.0, m.m2 / static_cast<double>(G_.count));
+    // Two passes over the partials (in double): the mean, then m2 as the
+    // partials' m2 plus their means' squared deviations (no division per
+    // partial, unlike Chan's pairwise update; sets can have thousands).
+    double n = 0, s = 0;
+    visit_stat_partials(ex.part, k, [&](double c, double mean, double) {
+      n += c;
+      s += c * mean;
+    });
+    const double mean = s / n;
+    double m2 = 0;
+    visit_stat_partials(ex.part, k, [&](double c, double pm, double pm2) {
+      const double d = pm - mean;
+      m2 += pm2 + c * d * d;
+    });
+    const double var = std::max(0.0, m2 / static_cast<double>(G_.count));
     const double is = 1.0 / std::sqrt(var + ex.op->epsilon);
-    ex.mu[k] = static_cast<A>(m.mean);
+    ex.mu[k] = static_cast<A>(mean);
     ex.istd[k] = static_cast<A>(is);
     if (!ex.training) return;
-    if (ex.stat[kMean]) sstore(ex, kMean, k, m.mean);
+    if (ex.stat[kMean]) sstore(ex, kMean, k, mean);
     if (ex.stat[kInv]) sstore(ex, kInv, k, is);
     const double f = ex.op->exp_avg_factor;
-    if (ex.stat[kRmIn]) sstore(ex, kRmOut, k, (1.0 - f) * sload(ex, kRmIn, k) + f * m.mean);
+    if (ex.stat[kRmIn]) sstore(ex, kRmOut, k, (1.0 - f) * sload(ex, kRmIn, k) + f * mean);
     if (ex.stat[kRvIn]) sstore(ex, kRvOut, k, (1.0 - f) * sload(ex, kRvIn, k) + f * var * unbias_factor(G_.count));
   }
 
@@ -806,6 +896,12 @@ class Plan final : public ExecutionPlan {
     ex.stats_given = op.backward ? ex.stat[kMean] != nullptr : op.phase == CUDNN_NORM_FWD_INFERENCE;
     ex.training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
     ex.stream = G_.elements * ex.es[kX] >= kStreamBytes;
+    if constexpr (std::is_same_v<A, float>) {
+      if (G_.cols) ex.welford = normk::welford_for(dt);
+      if (G_.cols && !op.backward && G_.istr[kX] == 1 && G_.istr[kY] == 1 && ex.base[kZ] == nullptr &&
+          ex.base[kMask] == nullptr && !op.has_activation && op.blend.beta == 0.0)
+        ex.affine = normk::affine_for(dt);
+    }
 
     std::vector<double> scratch_fallback;
     ex.part = static_cast<double *>(pack.scratch);
@@ -856,6 +952,10 @@ class Plan final : public ExecutionPlan {
       parallel(ctx, G_.groups, G_.groups * 4, [&](int64_t k) { forward_coefficients(ex, k); });
       ex.c1 = expanded(ex.c1);
       ex.c2 = expanded(ex.c2);
+      if (ex.affine != nullptr && ex.alpha != A(1)) {  // alpha * (a x + b) = (alpha a) x + alpha b
+        for (A &v : ex.c1) v *= ex.alpha;
+        for (A &v : ex.c2) v *= ex.alpha;
+      }
       parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { forward_tile(ex, t); });
       return;
     }

@@ -249,3 +249,141 @@ TEST(CpuNormalizationPaths, LargeShapesLayoutsTypes) {
   }
   cudnnDestroy(h);
 }
+
+// ---- One-pass forward kernels --------------------------------------------------
+// Plain forward training and inference (no fused ops, beta = 0) of layouts
+// whose channels are innermost run y = (alpha a) x + alpha b through the
+// storage type's row kernel, and training gathers the statistics by
+// Welford's update in one sweep (normalization_kernels.hpp). Shapes reach
+// the vector bodies and the tails (odd channel counts), folded and unfolded
+// rows, per-activation sets, data far from zero, and an output large enough
+// to be streamed, one element off a cache line's start. y is NaN-poisoned.
+
+namespace {
+
+struct PlainCase {
+  cudnnDataType_t t;
+  std::vector<int64_t> dims;
+  Layout layout;
+  bool per_activation;
+  double lo, hi, alpha;
+  size_t y_offset;  // bytes between the allocation and y
+  const char *why;
+};
+
+void run_plain(cudnnHandle_t h, const PlainCase &c, uint64_t seed) {
+  Rng rng(test_seed(seed));
+  const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+  const cudnnDataType_t pt = param_type(c.t);
+  const auto mode = c.per_activation ? CUDNN_BATCHNORM_PER_ACTIVATION : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  const std::string what = std::string(c.why) + " (" + type_name(c.t) + ")";
+  HostTensor x = make_tensor(c.t, c.dims, packed_strides(c.dims, c.layout));
+  fill_random(x, rng, c.lo, c.hi);
+  HostTensor y = make_tensor(c.t, c.dims, packed_strides(c.dims, c.layout));
+  poison(y);
+  std::vector<int64_t> pd(c.dims.size(), 1);
+  pd[1] = c.dims[1];
+  if (c.per_activation)
+    for (size_t i = 2; i < c.dims.size(); ++i) pd[i] = c.dims[i];
+  NormRefShape s{c.dims, c.per_activation};
+  const size_t sets = static_cast<size_t>(s.sets());
+  const double m = static_cast<double>(s.count());
+  const std::vector<double> scale = random_values(rng, sets, -2, 2, pt), bias = random_values(rng, sets, -1, 1, pt);
+  const std::vector<double> rmean = random_values(rng, sets, -1, 1, pt), rvar = random_values(rng, sets, 0.5, 2, pt);
+  const double eps = 1e-5, factor = 0.5;
+
+  const NormRefStats st = norm_batch_stats(s, x);
+  std::vector<double> inv(sets);
+  for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+  const std::vector<Expect> want_y =
+      norm_forward_expect(s, x, nullptr, scale, bias, st.mean, inv, NormRefAct{}, c.alpha, 0, y, dbl);
+  std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
+  for (size_t k = 0; k < sets; ++k) {
+    const double sd = std::sqrt(st.var[k]);
+    want_mean[k] = stat(st.mean[k], sd, dbl);
+    want_inv[k] = stat(inv[k], 0, dbl);
+    want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
+    want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
+  }
+
+  TensorDesc td(x), bnd(pt, pd, packed_strides(pd, Layout::nchw));
+  const Scaling alpha(c.alpha), zero(0);
+  Buffer xb = upload(x), sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
+  Buffer rmb = upload(param_tensor(pt, pd, rmean)), rvb = upload(param_tensor(pt, pd, rvar));
+  HostTensor sm = param_tensor(pt, pd, std::vector<double>(sets, 0));
+  poison(sm);
+  Buffer smb = upload(sm), sib = upload(sm);
+  // y at y_offset bytes into its allocation, poisoned.
+  Buffer yb(y.bytes.size() + c.y_offset);
+  std::vector<uint8_t> image(c.y_offset, 0);
+  image.insert(image.end(), y.bytes.begin(), y.bytes.end());
+  yb.upload(image.data(), image.size());
+  void *yp = static_cast<char *>(yb.get()) + c.y_offset;
+  auto y_result = [&] {
+    HostTensor r = y;
+    const std::vector<uint8_t> all = yb.download();
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(c.y_offset), all.end(), r.bytes.begin());
+    return r;
+  };
+  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(h, mode, alpha.for_type(c.t), zero.for_type(c.t), td, xb.get(), td,
+                                                   yp, bnd, sb.get(), bb.get(), factor, rmb.get(), rvb.get(), eps,
+                                                   smb.get(), sib.get()),
+            CUDNN_STATUS_SUCCESS)
+      << what << ": " << last_error();
+  HostTensor mean = sm, iv = sm, rm = sm, rv = sm;
+  download(smb, mean);
+  download(sib, iv);
+  download(rmb, rm);
+  download(rvb, rv);
+  EXPECT_TRUE(matches(y_result(), want_y)) << "y " << what;
+  EXPECT_TRUE(matches(mean, want_mean)) << "saved mean " << what;
+  EXPECT_TRUE(matches(iv, want_inv)) << "saved inv variance " << what;
+  EXPECT_TRUE(matches(rm, want_rm)) << "running mean " << what;
+  EXPECT_TRUE(matches(rv, want_rv)) << "running variance " << what;
+
+  // Inference from the running statistics just written, into a poisoned y
+  // (not for the streamed case: the same row kernel as training's, and the
+  // reference is most of this test's time).
+  if (x.elements() > (int64_t{1} << 20)) return;
+  yb.upload(image.data(), image.size());
+  ASSERT_EQ(cudnnBatchNormalizationForwardInference(h, mode, alpha.for_type(c.t), zero.for_type(c.t), td, xb.get(),
+                                                    td, yp, bnd, sb.get(), bb.get(), rmb.get(), rvb.get(), eps),
+            CUDNN_STATUS_SUCCESS)
+      << what << ": " << last_error();
+  std::vector<double> rmv = rm.values(), rvv = rv.values(), iv2(sets);
+  for (size_t k = 0; k < sets; ++k) iv2[k] = 1 / std::sqrt(rvv[k] + eps);
+  EXPECT_TRUE(matches(y_result(),
+                      norm_forward_expect(s, x, nullptr, scale, bias, rmv, iv2, NormRefAct{}, c.alpha, 0, y, dbl)))
+      << "inference y " << what;
+}
+
+const PlainCase kPlainCases[] = {
+    {CUDNN_DATA_FLOAT, {16, 64, 14, 14}, Layout::nhwc, false, -3, 5, 1, 0, "NHWC C=64, folded rows"},
+    {CUDNN_DATA_BFLOAT16, {16, 64, 14, 14}, Layout::nhwc, false, -3, 5, 0.5, 0, "NHWC C=64, folded rows"},
+    {CUDNN_DATA_HALF, {16, 64, 14, 14}, Layout::nhwc, false, -3, 5, 1, 2, "NHWC C=64, folded rows, y off 2 bytes"},
+    {CUDNN_DATA_BFLOAT16, {8, 1000, 3, 5}, Layout::nhwc, false, -3, 5, 1, 0, "NHWC C=1000, column chunks"},
+    {CUDNN_DATA_FLOAT, {7, 37, 11, 13}, Layout::nhwc, false, -3, 5, 2, 4, "NHWC C=37, tails, y off 4 bytes"},
+    {CUDNN_DATA_HALF, {9, 45, 7, 7}, Layout::nhwc, false, -3, 5, 0.5, 0, "NHWC C=45, tails"},
+    {CUDNN_DATA_BFLOAT16, {24, 32, 20, 20}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC, data far from zero"},
+    {CUDNN_DATA_FLOAT, {24, 32, 20, 20}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC, data far from zero"},
+    {CUDNN_DATA_BFLOAT16, {12, 3, 9, 9}, Layout::nchw, true, -3, 5, 1, 0, "per activation"},
+    {CUDNN_DATA_DOUBLE, {12, 40, 9, 9}, Layout::nhwc, false, 100, 101, 0.5, 0, "NHWC, generic double loops"},
+    {CUDNN_DATA_FLOAT, {16, 64, 64, 64}, Layout::nhwc, false, -3, 5, 0.5, 4, "NHWC, streamed output off 4 bytes"},
+};
+
+}  // namespace
+
+TEST(CpuNormalizationPaths, OnePassForwardKernels) {
+  if (gpu_mode()) GTEST_SKIP() << "CPU engine";
+  cudnnHandle_t h = nullptr;
+  {
+    ScopedEnv pin("FREEDNN_ENGINE", "cpu.normalization");
+    ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+  }
+  uint64_t seed = 951;
+  for (const PlainCase &c : kPlainCases) {
+    run_plain(h, c, seed++);
+    if (::testing::Test::HasFatalFailure()) break;
+  }
+  cudnnDestroy(h);
+}
