@@ -13,6 +13,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda/cuda_util.hpp"
@@ -452,10 +453,150 @@ __global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
   }
 }
 
+// ---- Cross-channel with contiguous channels (NHWC-like) ----
+// Every operand has channel stride 1: a warp takes one position's row of
+// channels, loads it into shared memory with coalesced loads (zero padding
+// around it stands for the channels outside [0, C)), then lane l computes
+// channels l, l + 32, ... from the window in shared memory (consecutive
+// lanes, consecutive words: no bank conflicts) and stores them coalesced.
+// The whole row is read before any of it is written: in place is safe.
+
+// Offsets of position p for the operands, 32-bit arithmetic (the engine
+// takes this path only when positions fit).
+__device__ inline Offsets position_offsets32(const LrnArgs &a, uint32_t p) {
+  Offsets r;
+#pragma unroll
+  for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] = 0;
+  for (int d = a.rank - 1; d >= 0; --d) {
+    if (d == 1) continue;
+    const uint32_t e = static_cast<uint32_t>(a.dims[d]);
+    const uint32_t i = p % e;
+    p /= e;
+#pragma unroll
+    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += static_cast<int64_t>(i) * a.strides[k][d];
+  }
+  return r;
+}
+
+// Shared-memory row geometry: [front pad | C channels | back pad], pads zero
+// and at least max(behind, ahead) long (backward's window of r runs from
+// c - ahead to c + behind).
+__host__ __device__ inline int lrn_row_pad(const LrnArgs &a) { return a.behind > a.ahead ? a.behind : a.ahead; }
+__host__ __device__ inline int lrn_row_front(const LrnArgs &a) { return (lrn_row_pad(a) + 3) / 4 * 4; }
+__host__ __device__ inline int lrn_row_len(const LrnArgs &a) {
+  return lrn_row_front(a) + static_cast<int>((a.dims[1] + lrn_row_pad(a) + 3) / 4 * 4);
+}
+
+template <class T, class C>
+__device__ inline void load_row(const T *src, C *row, int front, int len, int channels, int lane) {
+  for (int i = lane; i < front; i += 32) row[i] = C(0);
+  for (int i = front + channels + lane; i < len; i += 32) row[i] = C(0);
+#pragma unroll 4
+  for (int c = lane; c < channels; c += 32) row[front + c] = static_cast<C>(Io<T>::load(src, c));
+}
+
+template <class T, class C>
+__global__ void cross_rows_forward(LrnArgs a) {
+  extern __shared__ unsigned char lrn_rows_shared[];
+  const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const uint32_t p = blockIdx.x * warps + warp;
+  if (p >= static_cast<uint64_t>(a.positions)) return;
+  const int front = lrn_row_front(a), len = lrn_row_len(a), channels = static_cast<int>(a.dims[1]);
+  C *row = reinterpret_cast<C *>(lrn_rows_shared) + warp * len;
+  const Offsets off = position_offsets32(a, p);
+  load_row<T, C>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX], row, front, len, channels, lane);
+  __syncwarp();
+  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta);
+  const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
+#pragma unroll 2
+  for (int c = lane; c < channels; c += 32) {
+    const C *w = row + front + c - a.behind;
+    C acc = 0;
+    for (int j = 0; j < n; ++j) acc += w[j] * w[j];
+    blend_store<T, C>(y, c, row[front + c] * neg_pow<C>(k + al * acc, beta, kind), a);
+  }
+}
+
+template <class T, class C>
+__global__ void cross_rows_backward(LrnArgs a) {
+  extern __shared__ unsigned char lrn_rows_shared[];
+  const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const uint32_t p = blockIdx.x * warps + warp;
+  if (p >= static_cast<uint64_t>(a.positions)) return;
+  const int front = lrn_row_front(a), len = lrn_row_len(a), channels = static_cast<int>(a.dims[1]);
+  // Per warp: x row, r row (both padded), dy * S^-beta (channels only).
+  C *xr = reinterpret_cast<C *>(lrn_rows_shared) + warp * (2 * len + channels);
+  C *rr = xr + len;
+  C *q = rr + len;
+  const Offsets off = position_offsets32(a, p);
+  load_row<T, C>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX], xr, front, len, channels, lane);
+  for (int i = lane; i < front; i += 32) rr[i] = C(0);
+  for (int i = front + channels + lane; i < len; i += 32) rr[i] = C(0);
+  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
+  T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+  const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta),
+          tab = static_cast<C>(a.two_a_beta);
+  const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
+  // dy is read here, before the barrier: in place on dy is safe too.
+  C dyv[4];
+  for (int c0 = 0; c0 < channels; c0 += 128) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int c = c0 + lane + 32 * u;
+      dyv[u] = c < channels ? static_cast<C>(Io<T>::load(dy, c)) : C(0);
+    }
+    if (c0 == 0) __syncwarp();  // the x row is complete
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int c = c0 + lane + 32 * u;
+      if (c < channels) {
+        const C *w = xr + front + c - a.behind;
+        C acc = 0;
+        for (int j = 0; j < n; ++j) acc += w[j] * w[j];
+        const C s = k + al * acc, pw = neg_pow<C>(s, beta, kind);
+        rr[front + c] = dyv[u] * xr[front + c] * pw / s;
+        q[c] = dyv[u] * pw;
+      }
+    }
+  }
+  __syncwarp();
+#pragma unroll 2
+  for (int c = lane; c < channels; c += 32) {
+    const C *w = rr + front + c - a.ahead;
+    C sr = 0;
+    for (int j = 0; j < n; ++j) sr += w[j];
+    blend_store<T, C>(dx, c, q[c] - tab * xr[front + c] * sr, a);
+  }
+}
+
+// Launches the row kernels when every operand's channels are contiguous and
+// the rows fit in shared memory (true), else nothing.
+template <class T, class C>
+bool launch_cross_rows(const LrnArgs &a, cudaStream_t s) {
+  const int ops[3] = {LrnArgs::kX, a.backward ? LrnArgs::kDy : LrnArgs::kY, a.backward ? LrnArgs::kDx : LrnArgs::kY};
+  for (int op : ops)
+    if (a.strides[op][1] != 1) return false;
+  if (a.dims[1] < 32 || a.positions >= (int64_t{1} << 31) || a.behind > 64 || a.ahead > 64) return false;
+  for (int d = 0; d < a.rank; ++d)
+    if (a.dims[d] >= (int64_t{1} << 31)) return false;
+  const size_t per_warp = sizeof(C) * static_cast<size_t>(a.backward ? 2 * lrn_row_len(a) + a.dims[1] : lrn_row_len(a));
+  const size_t budget = 48 * 1024;
+  const int warps = static_cast<int>(std::min<size_t>(8, budget / per_warp));
+  if (warps < 1) return false;
+  const unsigned blocks = static_cast<unsigned>((a.positions + warps - 1) / warps);
+  const size_t smem = per_warp * static_cast<size_t>(warps);
+  if (a.backward) cross_rows_backward<T, C><<<blocks, warps * 32, smem, s>>>(a);
+  else cross_rows_forward<T, C><<<blocks, warps * 32, smem, s>>>(a);
+  check_launch(a.backward ? "lrn cross_rows_backward" : "lrn cross_rows_forward");
+  return true;
+}
+
 template <class T, class C>
 void launch_typed(const LrnArgs &a, cudaStream_t s) {
   constexpr int kThreads = 256;
   if (a.cross) {
+    if (launch_cross_rows<T, C>(a, s)) return;
     const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
     const int64_t threads = a.positions * chunks;
     const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);

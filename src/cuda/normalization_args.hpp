@@ -45,6 +45,14 @@ struct NormArgs {
   FastDivmod inner_vecs;  // rows: vectors per plane
   int64_t set_stride = 0, outer_stride = 0;
   int cols_bx = 32;       // cols: threads along the channel vectors (power of 2), 256 / cols_bx along rows
+  // Persistent form (training forward and backward of the fast forms, large
+  // tensors): a co-resident grid of pers_blocks blocks walks the channels in
+  // pers_groups groups of pers_group channels; each block keeps its share of
+  // a group's x (and dy) in shared memory (pers_slots groups at once) between
+  // the sums and the apply pass, and the blocks meet at one split grid
+  // barrier per group. pers_blocks == 0: not used.
+  int pers_blocks = 0, pers_group = 0, pers_groups = 0, pers_slots = 1;
+  int64_t pers_share = 0;  // rows: vectors per block per group; cols: rows per block
   // Phase and ops.
   bool backward = false, training = true, relu = false, has_z = false, has_mask = false, has_dz = false;
   bool stats_given = false;  // inference, or backward with saved stats
@@ -62,6 +70,14 @@ struct NormArgs {
 // once (the least over the four kernels of data type t): the plan sizes the
 // grid to whole waves.
 int normalization_cols_blocks_per_sm(cudnnDataType_t t);
+// Chooses the persistent form for these args (sets the pers_* fields) when
+// it applies; called by the plan after the fast path is chosen.
+void plan_normalization_persistent(NormArgs &a);
+// Workspace bytes of the persistent form (0 when it is not planned).
+size_t normalization_persistent_workspace_bytes(const NormArgs &a);
+// Runs the persistent form on `stream` with its workspace area (true), or
+// nothing (false: not planned, or the grid cannot be co-resident now).
+bool launch_normalization_persistent(const NormArgs &a, void *pers_ws, void *stream);
 // Workspace bytes the kernels need for these args.
 size_t normalization_workspace_bytes(const NormArgs &a);
 // Runs the whole operation on `stream` with `workspace` (at least

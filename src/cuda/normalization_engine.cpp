@@ -193,6 +193,7 @@ NormArgs make_geometry(const graph::Graph &g) {
   a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
   if (a.splits < 1) a.splits = 1;
   choose_fast_path(a, u);
+  plan_normalization_persistent(a);
   return a;
 }
 

@@ -18,10 +18,13 @@
 #include "core/normalization_support.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/normalization_args.hpp"
+#include "cuda/normalization_device.cuh"
 #include "cuda/storage_types.cuh"
 
 namespace fdnn::cuda {
 namespace {
+
+using namespace normdev;
 
 constexpr int kBX = 32, kBY = 8;  // block shape
 
@@ -37,6 +40,13 @@ __device__ inline C &part_at(const NormArgs &a, const Ws<C> &ws, int64_t k, int6
   return ws.part[(s * 3 + w) * a.groups + k];
 }
 
+// Bytes of the partial sums and coefficients of the three-launch forms
+// (256-byte multiple: the persistent form's area follows).
+size_t base_workspace_bytes(const NormArgs &a) {
+  const size_t c = a.compute_double ? sizeof(double) : sizeof(float);
+  return (c * static_cast<size_t>(a.groups * a.splits * 3 + 5 * a.groups) + 255) / 256 * 256;
+}
+
 template <class C>
 Ws<C> carve(const NormArgs &a, void *base) {
   C *p = static_cast<C *>(base);
@@ -50,16 +60,6 @@ __device__ inline int64_t kept_offset(const NormArgs &a, int op, uint32_t k) {
     uint32_t rem;
     k = a.kept_div[d].divmod(k, rem);
     off += static_cast<int64_t>(rem) * a.kept_stride[op][d];
-  }
-  return off;
-}
-
-__device__ inline int64_t stat_offset(const NormArgs &a, int st, uint32_t k) {
-  int64_t off = 0;
-  for (int d = a.kept_rank - 1; d >= 0; --d) {
-    uint32_t rem;
-    k = a.kept_div[d].divmod(k, rem);
-    off += static_cast<int64_t>(rem) * a.stat_stride[st][d];
   }
   return off;
 }
@@ -82,10 +82,6 @@ __device__ inline C ld(const void *p, int64_t o) {
 template <class S, class C>
 __device__ inline void st(void *p, int64_t o, C v) {
   static_cast<S *>(p)[o] = Storage<S>::store(v);
-}
-template <class C>
-__device__ inline C ldp(const void *p, int64_t o) {  // statistics: the compute type
-  return static_cast<const C *>(p)[o];
 }
 
 // The (set, reduced range, thread step) a thread walks.
@@ -354,46 +350,6 @@ __global__ void backward_apply(NormArgs a, Ws<C> ws) {
 
 constexpr int kFastThreads = 256, kUnroll = 4;
 
-template <int Bytes>
-struct VecWord;
-template <>
-struct VecWord<16> {
-  using type = uint4;
-};
-template <>
-struct VecWord<8> {
-  using type = uint2;
-};
-
-template <class S, int V>
-union VecPack {
-  typename VecWord<sizeof(S) * V>::type w;
-  S e[V];
-};
-
-template <class S, int V>
-__device__ inline VecPack<S, V> ldv(const void *p, int64_t o) {
-  VecPack<S, V> r;
-  r.w = *reinterpret_cast<const typename VecWord<sizeof(S) * V>::type *>(static_cast<const S *>(p) + o);
-  return r;
-}
-template <class S, int V>
-__device__ inline void stv(void *p, int64_t o, const VecPack<S, V> &v) {
-  *reinterpret_cast<typename VecWord<sizeof(S) * V>::type *>(static_cast<S *>(p) + o) = v.w;
-}
-template <class S, class C>
-__device__ inline C cvt(S v) {
-  return Storage<S>::template load<C>(v);
-}
-
-// Rows form: the element offset (from the set's base) of vector v of a set.
-template <int V>
-__device__ inline int64_t rows_offset(const NormArgs &a, uint32_t v) {
-  uint32_t i;
-  const uint32_t n = a.inner_vecs.divmod(v, i);
-  return static_cast<int64_t>(n) * a.outer_stride + static_cast<int64_t>(i) * V;
-}
-
 // Deterministic sum of two values over the block (kFastThreads threads);
 // thread 0 gets the totals.
 template <class C>
@@ -492,48 +448,6 @@ __global__ void __launch_bounds__(kFastThreads) rows_grad(NormArgs a, Ws<C> ws) 
     part_at(a, ws, b.k, blockIdx.y, 0) = sg;
     part_at(a, ws, b.k, blockIdx.y, 1) = sgx;
   }
-}
-
-// y = alpha * act(ca*x + cb (+ z)) (+ beta * y), mask = act'(...) != 0
-// for one vector of one set.
-template <class S, class C, int V>
-__device__ inline void fwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, const C (&ca)[V], const C (&cb)[V]) {
-  VecPack<S, V> pz, py;
-  if (a.has_z) pz = ldv<S, V>(a.data[kNZ], off);
-  const C alpha = C(a.alpha), beta = C(a.beta), clip = C(a.clip);
-  if (beta != C(0)) py = ldv<S, V>(a.data[kNY], off);
-#pragma unroll
-  for (int j = 0; j < V; ++j) {
-    C v = ca[j] * cvt<S, C>(px.e[j]) + cb[j];
-    if (a.has_z) v += cvt<S, C>(pz.e[j]);
-    C out = alpha * norm::activate(v, a.relu, clip);
-    if (beta != C(0)) out += beta * cvt<S, C>(py.e[j]);
-    py.e[j] = Storage<S>::store(out);
-    if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[off + j] = norm::passes(v, a.relu, clip) ? 1 : 0;
-  }
-  stv<S, V>(a.data[kNY], off, py);
-}
-
-// dx = alpha * (A*g + B*x + Cc) (+ beta * dx), dz = g for one vector.
-template <class S, class C, int V>
-__device__ inline void bwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, VecPack<S, V> pg, const C (&A)[V],
-                               const C (&B)[V], const C (&Cc)[V]) {
-  const C alpha = C(a.alpha), beta = C(a.beta);
-  VecPack<S, V> pdx;
-  if (beta != C(0)) pdx = ldv<S, V>(a.data[kNDX], off);
-#pragma unroll
-  for (int j = 0; j < V; ++j) {
-    C g = cvt<S, C>(pg.e[j]);
-    if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[off + j] == 0) {
-      g = C(0);
-      pg.e[j] = Storage<S>::store(C(0));
-    }
-    C out = alpha * (A[j] * g + B[j] * cvt<S, C>(px.e[j]) + Cc[j]);
-    if (beta != C(0)) out += beta * cvt<S, C>(pdx.e[j]);
-    pdx.e[j] = Storage<S>::store(out);
-  }
-  stv<S, V>(a.data[kNDX], off, pdx);
-  if (a.has_dz) stv<S, V>(a.data[kNDZ], off, pg);
 }
 
 template <class S, class C, int V>
@@ -1052,9 +966,10 @@ bool aligned16(const NormArgs &a) {
 
 // The vectorised passes; false when the generic kernels must run instead.
 template <class S, class C>
-bool run_fast(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
+bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s) {
   constexpr int V = 16 / sizeof(S);
   if (a.fast == kFastNone || a.vec != V || !aligned16(a)) return false;
+  if (launch_normalization_persistent(a, pers_ws, s)) return true;
   const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);
   const bool rows = a.fast == kFastRows;
   const dim3 grid = rows ? dim3(static_cast<unsigned>(a.groups), static_cast<unsigned>(a.splits))
@@ -1089,7 +1004,7 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
 template <class S, class C>
 void run(const NormArgs &a, void *workspace, cudaStream_t s) {
   const Ws<C> ws = carve<C>(a, workspace);
-  if (run_fast<S, C>(a, ws, s)) return;
+  if (run_fast<S, C>(a, ws, static_cast<char *>(workspace) + base_workspace_bytes(a), s)) return;
   const dim3 block(kBX, kBY);
   const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
   const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
@@ -1141,8 +1056,7 @@ int normalization_cols_blocks_per_sm(cudnnDataType_t t) {
 }
 
 size_t normalization_workspace_bytes(const NormArgs &a) {
-  const size_t c = a.compute_double ? sizeof(double) : sizeof(float);
-  return c * static_cast<size_t>(a.groups * a.splits * 3 + 5 * a.groups) + 256;
+  return 256 + base_workspace_bytes(a) + normalization_persistent_workspace_bytes(a);  // 256: the base's alignment
 }
 
 void launch_normalization(const NormArgs &a, void *workspace, void *stream) {

@@ -441,6 +441,113 @@ bool launch_max_backward_tiled(const Geo &g, int n, const S *x, const S *dy, S *
   return false;
 }
 
+// Max backward of a 2-d problem with a K x K window and stride B in both
+// dimensions, channels not innermost (NCHW-like): a CTA takes TBH x TBW
+// blocks of B x B inputs of one (n, c) plane. It stages the x region the
+// covering outputs' windows read in shared memory (coalesced rows), finds
+// each covering output's first maximum once (its position in the window),
+// keeps dy beside it, then each thread gathers its block's gradient from
+// those outputs in the order of the generic kernel (output row, then column,
+// ascending): same sums, deterministic, no atomics.
+template <int K, int B, class S, class C>
+__global__ void __launch_bounds__(256) pooling_max_backward_planes(Geo g, const S *__restrict__ x,
+                                                                   const S *__restrict__ dy, S *__restrict__ dx,
+                                                                   C alpha, C beta, int tiles_w, int tiles) {
+  constexpr int R = (K - 1) / B;
+  constexpr int TBW = 32, TBH = 8;
+  constexpr int OH = TBH + R, OW = TBW + R, ITEMS = OH * OW;
+  constexpr int IH = (TBH - 1 + R) * B + K, IW = (TBW - 1 + R) * B + K;
+  constexpr uint8_t kNone = 255;
+  __shared__ C xs[IH][IW];
+  __shared__ C dys[ITEMS];
+  __shared__ uint8_t code[ITEMS];
+  const int tile = static_cast<int>(blockIdx.x % static_cast<unsigned>(tiles));
+  const int plane = static_cast<int>(blockIdx.x / static_cast<unsigned>(tiles));
+  const int n = plane / g.c, c = plane - n * g.c;
+  const int tw = tile % tiles_w, th = tile / tiles_w;
+  const int bh0 = th * TBH + g.blk_lo[1], bw0 = tw * TBW + g.blk_lo[2];
+  const int ih0 = (bh0 - R) * B - g.pad[1], iw0 = (bw0 - R) * B - g.pad[2];  // the region's first input row / column
+  const S *xp = x + n * g.xs[0] + c * g.xs[1];
+  for (int i = threadIdx.x; i < IH * IW; i += 256) {
+    const int r = i / IW, q = i - r * IW;
+    const int h = ih0 + r, w = iw0 + q;
+    C v = lowest<C>();
+    if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) && static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+      v = Storage<S>::template load<C>(xp[h * g.xs[3] + w * g.xs[4]]);
+    xs[r][q] = v;
+  }
+  const S *dyp = dy + n * g.os[0] + c * g.os[1];
+  for (int item = threadIdx.x; item < ITEMS; item += 256) {
+    const int oh = bh0 - R + item / OW, ow = bw0 - R + item % OW;
+    C gv = C(0);
+    if (oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2]) gv = Storage<S>::template load<C>(dyp[oh * g.os[3] + ow * g.os[4]]);
+    dys[item] = gv;
+  }
+  __syncthreads();
+  for (int item = threadIdx.x; item < ITEMS; item += 256) {
+    const int ol = item / OW, owl = item % OW;
+    const int oh = bh0 - R + ol, ow = bw0 - R + owl;
+    uint8_t at = kNone;
+    if (oh >= 0 && oh < g.out[1] && ow >= 0 && ow < g.out[2]) {
+      const int h0 = oh * B - g.pad[1], w0 = ow * B - g.pad[2];
+      C best = lowest<C>();
+#pragma unroll
+      for (int kh = 0; kh < K; ++kh)
+#pragma unroll
+        for (int kw = 0; kw < K; ++kw) {
+          const int h = h0 + kh, w = w0 + kw;
+          if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+              static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2])) {
+            const C v = xs[ol * B + kh][owl * B + kw];
+            const bool take = g.prop ? (best == best && (v != v || v > best)) : v > best;
+            best = take ? v : best;
+            at = take ? static_cast<uint8_t>(kh * K + kw) : at;
+          }
+        }
+    }
+    code[item] = at;
+  }
+  __syncthreads();
+  const int bhl = threadIdx.x / TBW, bwl = threadIdx.x % TBW;
+  const int bh = bh0 + bhl, bw = bw0 + bwl;
+  if (bh - g.blk_lo[1] >= g.ext[1] || bw - g.blk_lo[2] >= g.ext[2]) return;
+  C acc[B * B];
+#pragma unroll
+  for (int j = 0; j < B * B; ++j) acc[j] = C(0);
+#pragma unroll
+  for (int dh = R; dh >= 0; --dh)
+#pragma unroll
+    for (int dw = R; dw >= 0; --dw) {
+      const int item = (bhl + R - dh) * OW + (bwl + R - dw);
+      const int cd = code[item];
+      const int jh = cd / K - dh * B, jw = cd % K - dw * B;  // position in the block (cd == 255: none)
+      const C gv = dys[item];
+#pragma unroll
+      for (int j = 0; j < B * B; ++j)
+        if (cd != kNone && jh == j / B && jw == j % B) acc[j] += gv;
+    }
+  const int r0 = bh * B - g.pad[1], c0 = bw * B - g.pad[2];
+  S *dxp = dx + n * g.is[0] + c * g.is[1];
+#pragma unroll
+  for (int j = 0; j < B * B; ++j) {
+    const int h = r0 + j / B, w = c0 + j % B;
+    if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) &&
+        static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+      store_vec<S, C, 1>(dxp + h * g.is[3] + w * g.is[4], &acc[j], alpha, beta);
+  }
+}
+
+template <int K, int B, class S, class C>
+void launch_max_backward_planes(const Geo &g, int n, const S *x, const S *dy, S *dx, C alpha, C beta,
+                                cudaStream_t stream) {
+  constexpr int TBW = 32, TBH = 8;
+  const int tiles_w = (g.ext[2] + TBW - 1) / TBW, tiles_h = (g.ext[1] + TBH - 1) / TBH;
+  const int tiles = tiles_w * tiles_h;
+  const unsigned blocks = static_cast<unsigned>(static_cast<int64_t>(tiles) * n * g.c);
+  pooling_max_backward_planes<K, B, S, C><<<blocks, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, tiles_w, tiles);
+  check_launch("pooling_max_backward_planes");
+}
+
 // Sets the thread index space: n x cv x e0 x e1 x e2.
 uint32_t set_space(Geo &g, int n, const int *e) {
   for (int k = 0; k < 3; ++k) g.ext[k] = e[k];
@@ -497,6 +604,15 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
         else if (stride == 2 && g.win[1] == 2) done = launch_max_backward_tiled<2, 2, S, C, VEC>(g, n, x, dy, dx, alpha, beta, stream);
         else if (stride == 1 && g.win[1] == 3) done = launch_max_backward_tiled<3, 1, S, C, VEC>(g, n, x, dy, dx, alpha, beta, stream);
         if (done) return;
+      }
+    }
+    if constexpr (VEC == 1) {
+      // Channels not innermost, max, a square 2x2 / 3x3 window of stride 2:
+      // the plane-tiled kernel (x staged once per tile in shared memory).
+      if (g.is_max && !g.channels_inner && x != nullptr && square && stride == 2 &&
+          static_cast<int64_t>(n) * g.c * ((g.ext[1] + 7) / 8) * ((g.ext[2] + 31) / 32) < (int64_t{1} << 31)) {
+        if (g.win[1] == 3) return launch_max_backward_planes<3, 2, S, C>(g, n, x, dy, dx, alpha, beta, stream);
+        if (g.win[1] == 2) return launch_max_backward_planes<2, 2, S, C>(g, n, x, dy, dx, alpha, beta, stream);
       }
     }
 #define FDNN_POOL_BLOCKS(K, B) \

@@ -75,6 +75,37 @@ Case random_case(Rng &rng, int max_elems = 1500) {
   return c;
 }
 
+// A large per-channel case with packed NCHW or NHWC dims whose extents suit
+// the vectorised forms (C a multiple of 8, W of 8): over a MB, enough for the
+// CUDA engine's persistent form (several channel groups) when it is enabled.
+Case big_case(Rng &rng) {
+  Case c;
+  c.t = rng.pick(kTypes);
+  c.mode = rng.coin(0.5) ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  c.per_activation = false;
+  const int64_t esize = c.t == CUDNN_DATA_DOUBLE ? 8 : c.t == CUDNN_DATA_FLOAT ? 4 : 2;
+  const int64_t target = (int64_t{9} << 17) / esize;  // 1.1 MB
+  const int64_t n = rng.integer(2, 6), ch = 8 * rng.integer(1, 12), w = 8 * rng.integer(1, 6);
+  const int64_t h = (target + n * ch * w - 1) / (n * ch * w);
+  c.dims = {n, ch, h, w};
+  c.text = std::string(type_name(c.t)) + " big mode " + std::to_string(static_cast<int>(c.mode)) + " dims";
+  for (int64_t d : c.dims) c.text += " " + std::to_string(d);
+  return c;
+}
+
+// A tensor with x's strides and random values in [lo, hi].
+HostTensor same_layout(Rng &rng, const HostTensor &x, double lo, double hi) {
+  HostTensor t = make_tensor(x.dtype, x.dims, x.strides);
+  fill_random(t, rng, lo, hi);
+  return t;
+}
+
+HostTensor big_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi) {
+  HostTensor x = make_tensor(t, dims, packed_strides(dims, rng.coin(0.5) ? Layout::nchw : Layout::nhwc));
+  fill_random(x, rng, lo, hi);
+  return x;
+}
+
 // Tolerance for a statistic computed in float (or double).
 Expect stat(double v, double mag, bool dbl) { return {v, (dbl ? 1e-13 : 4e-6) * (std::fabs(v) + mag)}; }
 
@@ -94,11 +125,11 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 
 enum class Api { legacy, ex, generic };
 
-void run_forward_training(Api api, uint64_t seed, int iterations) {
+void run_forward_training(Api api, uint64_t seed, int iterations, bool big = false) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = random_case(rng);
+    Case c = big ? big_case(rng) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -110,9 +141,9 @@ void run_forward_training(Api api, uint64_t seed, int iterations) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5);
-    HostTensor y = like(rng, x, -2, 2);
-    HostTensor z = like(rng, x, -1, 1);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
+    HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
@@ -150,7 +181,8 @@ void run_forward_training(Api api, uint64_t seed, int iterations) {
                              std::to_string(running) + " saved " + std::to_string(saved) + " f " +
                              std::to_string(factor) + " eps " + std::to_string(eps) + " alpha " +
                              std::to_string(ab.a.d) + " beta " + std::to_string(ab.b.d);
-    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+    // Large cases: the default engines only (the float64 reference engines are slow there).
+    for (size_t hk = 0; hk < (big ? 1 : hs.all.size()); ++hk) {
       cudnnHandle_t h = hs.all[hk];
       Buffer xb = upload(x), zb = upload(z), yb = upload(y);
       Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
@@ -220,11 +252,11 @@ void run_forward_training(Api api, uint64_t seed, int iterations) {
 
 // ---- Backward (plain, Ex, generic), fed by the forward's reserve space -------
 
-void run_backward(Api api, uint64_t seed, int iterations) {
+void run_backward(Api api, uint64_t seed, int iterations, bool big = false) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = random_case(rng);
+    Case c = big ? big_case(rng) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -236,9 +268,10 @@ void run_backward(Api api, uint64_t seed, int iterations) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5);
-    HostTensor dy = like(rng, x, -2, 2), dx = like(rng, x, -2, 2), z = like(rng, x, -1, 1), y = like(rng, x, 0, 1);
-    HostTensor dz = like(rng, x, 0, 1);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5) : random_layout(rng, c.t, c.dims, -3, 5);
+    const auto other = [&](double lo, double hi) { return big ? same_layout(rng, x, lo, hi) : like(rng, x, lo, hi); };
+    HostTensor dy = other(-2, 2), dx = other(-2, 2), z = other(-1, 1), y = other(0, 1);
+    HostTensor dz = other(0, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
@@ -290,7 +323,8 @@ void run_backward(Api api, uint64_t seed, int iterations) {
                              std::to_string(data.a.d) + "/" + std::to_string(data.b.d) + " param " +
                              std::to_string(param.a.d) + "/" + std::to_string(param.b.d);
     const auto nmode = c.per_activation ? CUDNN_NORM_PER_ACTIVATION : CUDNN_NORM_PER_CHANNEL;
-    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+    // Large cases: the default engines only (the float64 reference engines are slow there).
+    for (size_t hk = 0; hk < (big ? 1 : hs.all.size()); ++hk) {
       cudnnHandle_t h = hs.all[hk];
       Buffer xb = upload(x), dyb = upload(dy), dxb = upload(dx), zb = upload(z), yb = upload(y), dzb = upload(dz);
       Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
@@ -374,6 +408,12 @@ TEST(NormalizationForwardTraining, FusedAddActivation) { run_forward_training(Ap
 TEST(BatchNormBackward, RandomShapesLayoutsTypes) { run_backward(Api::legacy, 511, 30); }
 TEST(BatchNormBackwardEx, FusedAddActivation) { run_backward(Api::ex, 512, 30); }
 TEST(NormalizationBackward, FusedAddActivation) { run_backward(Api::generic, 513, 25); }
+// Large packed NCHW / NHWC tensors: the CUDA engine's vectorised forms (and its
+// persistent form with FREEDNN_NORM_PERSISTENT=1).
+TEST(BatchNormForwardTraining, LargePackedTensors) { run_forward_training(Api::legacy, 521, 2, true); }
+TEST(BatchNormForwardTrainingEx, LargePackedTensorsFused) { run_forward_training(Api::ex, 522, 1, true); }
+TEST(BatchNormBackward, LargePackedTensors) { run_backward(Api::legacy, 523, 2, true); }
+TEST(BatchNormBackwardEx, LargePackedTensorsFused) { run_backward(Api::ex, 524, 1, true); }
 
 // ---- Inference ------------------------------------------------------------------
 

@@ -257,6 +257,93 @@ TEST(LrnCrossChannelBackward, RandomShapesLayoutsTypesBlend) {
   }
 }
 
+// Channels contiguous in every operand (NHWC, gaps between positions)
+// and at least 32 channels: the CUDA engine's row kernels (a warp per
+// position, the channel window in shared memory).
+std::vector<int64_t> channels_last_strides(Rng &rng, const std::vector<int64_t> &dims) {
+  std::vector<int64_t> s(dims.size());
+  s[1] = 1;
+  int64_t next = dims[1] + (rng.coin(0.3) ? rng.integer(1, 3) : 0);
+  for (size_t d = dims.size() - 1; d >= 2; --d) {
+    s[d] = next;
+    next = s[d] * dims[d] + (rng.coin(0.2) ? rng.integer(1, 3) : 0);
+  }
+  s[0] = next;
+  return s;
+}
+
+TEST(LrnCrossChannelForward, ChannelsLastRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(304));
+  for (int it = 0; it < 16; ++it) {
+    const cudnnDataType_t t = rng.pick(kTypes);
+    const int rank = 4;  // cuDNN takes 5-d LRN tensors in NCDHW order only
+    std::vector<int64_t> dims = random_dims(rng, rank, 6, 400);
+    dims[1] = rng.integer(32, 100);
+    const LrnParams p = random_params(rng, false, rank);
+    const bool in_place = rng.coin(0.25);
+    const std::vector<int64_t> xs = channels_last_strides(rng, dims);
+    const HostTensor x = tensor_with(rng, t, dims, xs, -3, 3);
+    const HostTensor y0 = in_place ? x : tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
+    const AlphaBeta ab = in_place ? AlphaBeta{1, 0} : rng.pick(kAlphaBeta);
+    const Scaling alpha(ab.alpha), beta(ab.beta);
+    const auto want = reference_lrn_forward(p, x, nullptr, alpha.value(t), beta.value(t), y0, compute_of(t));
+    const LrnDesc nd(p);
+    const TensorDesc xd(x), yd(y0);
+    for (size_t h = 0; h < hs.all.size(); ++h) {
+      HostTensor y = y0;
+      if (ab.beta == 0 && !in_place) poison(y);
+      const HostTensor before = y;
+      Buffer yb = upload(y);
+      const Buffer xb = upload(x);
+      ASSERT_EQ(cudnnLRNCrossChannelForward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), xd,
+                                            in_place ? yb.get() : xb.get(), beta.for_type(t), yd, yb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << describe(x, p, ab);
+      download(yb, y);
+      EXPECT_TRUE(matches(y, want)) << describe(x, p, ab) << (in_place ? " in place" : "") << " on " << engine_name(h);
+      if (!in_place) EXPECT_TRUE(gaps_untouched(y, before)) << describe(x, p, ab) << " on " << engine_name(h);
+    }
+  }
+}
+
+TEST(LrnCrossChannelBackward, ChannelsLastRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(305));
+  for (int it = 0; it < 16; ++it) {
+    const cudnnDataType_t t = rng.pick(kTypes);
+    const int rank = 4;  // cuDNN takes 5-d LRN tensors in NCDHW order only
+    std::vector<int64_t> dims = random_dims(rng, rank, 6, 400);
+    dims[1] = rng.integer(32, 100);
+    const LrnParams p = random_params(rng, false, rank);
+    const HostTensor x = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -3, 3);
+    const HostTensor dy = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
+    HostTensor y = make_tensor(t, dims, channels_last_strides(rng, dims));
+    y.set_values(lrn_forward_values(p, x, nullptr));
+    const HostTensor dx0 = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
+    const AlphaBeta ab = rng.pick(kAlphaBeta);
+    const Scaling alpha(ab.alpha), beta(ab.beta);
+    const auto want = reference_lrn_backward(p, x, nullptr, dy, alpha.value(t), beta.value(t), dx0, compute_of(t));
+    const LrnDesc nd(p);
+    const TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+    const Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
+    for (size_t h = 0; h < hs.all.size(); ++h) {
+      HostTensor dx = dx0;
+      if (ab.beta == 0) poison(dx);
+      const HostTensor before = dx;
+      Buffer dxb = upload(dx);
+      ASSERT_EQ(cudnnLRNCrossChannelBackward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), yd,
+                                             yb.get(), dyd, dyb.get(), xd, xb.get(), beta.for_type(t), dxd,
+                                             dxb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << describe(x, p, ab);
+      download(dxb, dx);
+      EXPECT_TRUE(matches(dx, want)) << describe(x, p, ab) << " on " << engine_name(h);
+      EXPECT_TRUE(gaps_untouched(dx, before)) << describe(x, p, ab) << " on " << engine_name(h);
+    }
+  }
+}
+
 // ---- Divisive normalization ------------------------------------------------------------
 
 TEST(DivisiveNormalizationForward, RandomShapesLayoutsTypesMeansBlend) {

@@ -203,6 +203,60 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
   }
 }
 
+// Max backward, square 2x2 / 3x3 windows of stride 2, channels not innermost
+// (NCHW or random strides), planes larger than the CUDA engine's tiles of
+// 64 x 16 inputs: its plane-tiled kernel, tile edges and paddings.
+TEST(PoolingBackward, MaxStride2NchwTiles) {
+  EngineHandles hs;
+  Rng rng(test_seed(304));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  for (int k = 0; k < 8; ++k) {
+    const cudnnDataType_t dt = types[k % 4];
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = rng.coin();
+    const int w = static_cast<int>(rng.integer(2, 3));
+    const int pad = static_cast<int>(rng.integer(0, w - 1));
+    p.window = {w, w};
+    p.padding = {pad, pad};
+    p.stride = {2, 2};
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), rng.integer(1, 3), rng.integer(5, 40), rng.integer(20, 150)};
+    std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
+    HostTensor x = make_tensor(dt, xdims, rng.coin(0.7) ? packed_strides(xdims, Layout::nchw) : random_strides(rng, xdims));
+    fill_distinct(x, rng);
+    HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, Layout::nchw));
+    {
+      const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
+      std::vector<double> v;
+      for (const Expect &e : fy) v.push_back(e.value);
+      y.set_values(v);
+    }
+    HostTensor dy = make_tensor(dt, ydims, rng.coin(0.7) ? packed_strides(ydims, Layout::nchw) : random_strides(rng, ydims));
+    fill_random(dy, rng, -2, 2);
+    HostTensor dx0 = make_tensor(dt, xdims, rng.coin(0.7) ? packed_strides(xdims, Layout::nchw) : random_strides(rng, xdims));
+    const bool blend = rng.coin(0.4);
+    const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
+    if (blend) fill_random(dx0, rng, -2, 2);
+    else poison(dx0);
+    const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+    const Scaling a(alpha), b(beta);
+    for (size_t e = 0; e < hs.all.size(); ++e) {
+      Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
+      ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
+                                     b.for_type(dt), dxd, dxb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      HostTensor dx = dx0;
+      download(dxb, dx);
+      EXPECT_TRUE(matches(dx, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
+                                     << " pad " << pad << " dims " << xdims[2] << "x" << xdims[3];
+      EXPECT_TRUE(gaps_untouched(dx, dx0));
+    }
+  }
+}
+
 // NaN: PROPAGATE gives NaN where a window holds one; NOT_PROPAGATE skips it.
 TEST(PoolingForward, MaxNanPropagation) {
   EngineHandles hs;

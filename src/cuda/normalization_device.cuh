@@ -1,0 +1,114 @@
+// Device helpers shared by the normalization kernels
+// (cuda/normalization_kernels.cu, cuda/normalization_persistent.cu):
+// statistics offsets, 16-byte vectors of the fast forms, and the per-vector
+// apply steps of forward (y, mask) and backward (dx, dz).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/normalization_support.hpp"
+#include "cuda/normalization_args.hpp"
+#include "cuda/storage_types.cuh"
+
+namespace fdnn::cuda::normdev {
+
+__device__ inline int64_t stat_offset(const NormArgs &a, int st, uint32_t k) {
+  int64_t off = 0;
+  for (int d = a.kept_rank - 1; d >= 0; --d) {
+    uint32_t rem;
+    k = a.kept_div[d].divmod(k, rem);
+    off += static_cast<int64_t>(rem) * a.stat_stride[st][d];
+  }
+  return off;
+}
+
+template <class C>
+__device__ inline C ldp(const void *p, int64_t o) {  // statistics: the compute type
+  return static_cast<const C *>(p)[o];
+}
+
+template <int Bytes>
+struct VecWord;
+template <>
+struct VecWord<16> {
+  using type = uint4;
+};
+template <>
+struct VecWord<8> {
+  using type = uint2;
+};
+
+template <class S, int V>
+union VecPack {
+  typename VecWord<sizeof(S) * V>::type w;
+  S e[V];
+};
+
+template <class S, int V>
+__device__ inline VecPack<S, V> ldv(const void *p, int64_t o) {
+  VecPack<S, V> r;
+  r.w = *reinterpret_cast<const typename VecWord<sizeof(S) * V>::type *>(static_cast<const S *>(p) + o);
+  return r;
+}
+template <class S, int V>
+__device__ inline void stv(void *p, int64_t o, const VecPack<S, V> &v) {
+  *reinterpret_cast<typename VecWord<sizeof(S) * V>::type *>(static_cast<S *>(p) + o) = v.w;
+}
+template <class S, class C>
+__device__ inline C cvt(S v) {
+  return Storage<S>::template load<C>(v);
+}
+
+// Rows form: the element offset (from the set's base) of vector v of a set.
+template <int V>
+__device__ inline int64_t rows_offset(const NormArgs &a, uint32_t v) {
+  uint32_t i;
+  const uint32_t n = a.inner_vecs.divmod(v, i);
+  return static_cast<int64_t>(n) * a.outer_stride + static_cast<int64_t>(i) * V;
+}
+
+// y = alpha * act(ca*x + cb (+ z)) (+ beta * y), mask = act'(...) != 0
+// for one vector of one set.
+template <class S, class C, int V>
+__device__ inline void fwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, const C (&ca)[V], const C (&cb)[V]) {
+  VecPack<S, V> pz, py;
+  if (a.has_z) pz = ldv<S, V>(a.data[kNZ], off);
+  const C alpha = C(a.alpha), beta = C(a.beta), clip = C(a.clip);
+  if (beta != C(0)) py = ldv<S, V>(a.data[kNY], off);
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    C v = ca[j] * cvt<S, C>(px.e[j]) + cb[j];
+    if (a.has_z) v += cvt<S, C>(pz.e[j]);
+    C out = alpha * norm::activate(v, a.relu, clip);
+    if (beta != C(0)) out += beta * cvt<S, C>(py.e[j]);
+    py.e[j] = Storage<S>::store(out);
+    if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[off + j] = norm::passes(v, a.relu, clip) ? 1 : 0;
+  }
+  stv<S, V>(a.data[kNY], off, py);
+}
+
+// dx = alpha * (A*g + B*x + Cc) (+ beta * dx), dz = g for one vector.
+template <class S, class C, int V>
+__device__ inline void bwd_vec(const NormArgs &a, int64_t off, const VecPack<S, V> &px, VecPack<S, V> pg, const C (&A)[V],
+                               const C (&B)[V], const C (&Cc)[V]) {
+  const C alpha = C(a.alpha), beta = C(a.beta);
+  VecPack<S, V> pdx;
+  if (beta != C(0)) pdx = ldv<S, V>(a.data[kNDX], off);
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    C g = cvt<S, C>(pg.e[j]);
+    if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[off + j] == 0) {
+      g = C(0);
+      pg.e[j] = Storage<S>::store(C(0));
+    }
+    C out = alpha * (A[j] * g + B[j] * cvt<S, C>(px.e[j]) + Cc[j]);
+    if (beta != C(0)) out += beta * cvt<S, C>(pdx.e[j]);
+    pdx.e[j] = Storage<S>::store(out);
+  }
+  stv<S, V>(a.data[kNDX], off, pdx);
+  if (a.has_dz) stv<S, V>(a.data[kNDZ], off, pg);
+}
+
+}  // namespace fdnn::cuda::normdev
