@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/rng_reference.hpp"
+#include "backend_plan.hpp"
 #include "default_set.hpp"
 #include "dtype.hpp"
 #include "host_data.hpp"
@@ -24,39 +25,7 @@ std::string alg_name(const Problem &p) { return p.knobs.alg.empty() ? "reshape" 
 
 constexpr int64_t kSeed = 2024, kOffset = 3;
 
-// An owned backend descriptor.
-struct BDesc {
-  cudnnBackendDescriptor_t d = nullptr;
-  explicit BDesc(cudnnBackendDescriptorType_t t) {
-    check_status(cudnnBackendCreateDescriptor(t, &d), "cudnnBackendCreateDescriptor");
-  }
-  ~BDesc() {
-    if (d) cudnnBackendDestroyDescriptor(d);
-  }
-  BDesc(const BDesc &) = delete;
-  BDesc &operator=(const BDesc &) = delete;
-  template <class T>
-  void set(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, int64_t count, const T *v) {
-    check_status(cudnnBackendSetAttribute(d, n, t, count, v), "cudnnBackendSetAttribute");
-  }
-  template <class T>
-  void set1(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, T v) {
-    set(n, t, 1, &v);
-  }
-  void finalize() { check_status(cudnnBackendFinalize(d), "cudnnBackendFinalize"); }
-};
 
-std::unique_ptr<BDesc> backend_tensor(int64_t uid, cudnnDataType_t dt, const Dims &dims, const Dims &strides) {
-  auto t = std::make_unique<BDesc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  const int64_t align = 16;
-  t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid);
-  t->set1(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, dt);
-  t->set1(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, align);
-  t->set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, static_cast<int64_t>(dims.size()), dims.data());
-  t->set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, static_cast<int64_t>(strides.size()), strides.data());
-  t->finalize();
-  return t;
-}
 
 class BackendRun : public OpRun {
  public:
@@ -108,16 +77,14 @@ class BackendRun : public OpRun {
       keep.push_back(std::move(b));
     }
     op->finalize();
-    build_plan(*op);
+    plan_ = std::make_unique<BackendPlan>(handle_, *op, uids_, ptrs_);
   }
 
   void fill(uint64_t seed) override {
     hx_ = fill_random(x_, seed, -2, 2);
     poison(y_);
   }
-  void execute() override {
-    check_status(cudnnBackendExecute(handle_, plan_->d, pack_->d), "cudnnBackendExecute");
-  }
+  void execute() override { plan_->execute(); }
   CheckResult check() override {
     std::vector<Expect> want;
     if (alg_ == "rng") {
@@ -137,46 +104,14 @@ class BackendRun : public OpRun {
   }
 
  private:
-  void build_plan(BDesc &op) {
-    BDesc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle_);
-    graph.set1(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, op.d);
-    graph.finalize();
-    BDesc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d);
-    heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A);
-    heur.finalize();
-    BDesc cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    int64_t got = 0;
-    check_status(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
-                                          &cfg.d),
-                 "cudnnBackendGetAttribute(ENGINEHEUR_RESULTS)");
-    if (got < 1) throw ApiError(CUDNN_STATUS_NOT_SUPPORTED, "heuristics offer no engine");
-    plan_ = std::make_unique<BDesc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle_);
-    plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d);
-    plan_->finalize();
-    int64_t ws = 0;
-    check_status(cudnnBackendGetAttribute(plan_->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
-                                          &ws),
-                 "cudnnBackendGetAttribute(WORKSPACE_SIZE)");
-    workspace_ = fdnn_test::Buffer(static_cast<size_t>(std::max<int64_t>(ws, 1)));
-    pack_ = std::make_unique<BDesc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<int64_t>(uids_.size()), uids_.data());
-    pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(ptrs_.size()),
-               ptrs_.data());
-    pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, workspace_.get());
-    pack_->finalize();
-  }
-
   cudnnHandle_t handle_;
   std::string alg_;
   double p_;
   BenchTensor x_, y_;
-  fdnn_test::Buffer offset_, workspace_;
+  fdnn_test::Buffer offset_;
   std::vector<int64_t> uids_;
   std::vector<void *> ptrs_;
-  std::unique_ptr<BDesc> plan_, pack_;
+  std::unique_ptr<BackendPlan> plan_;
   HostTensor hx_;
 };
 

@@ -1,0 +1,52 @@
+// What the bench's backend-API families share: an owned backend descriptor
+// that throws on failure, a tensor descriptor builder, and a plan (graph of
+// one operation -> heuristics mode A -> first engine config -> plan ->
+// variant pack with its workspace) built once and executed per timing call.
+#pragma once
+
+#include <cudnn.h>
+
+#include <memory>
+#include <vector>
+
+#include "common/buffer.hpp"
+#include "tensor.hpp"
+
+namespace bench {
+
+struct BDesc {
+  cudnnBackendDescriptor_t d = nullptr;
+  explicit BDesc(cudnnBackendDescriptorType_t t);
+  ~BDesc();
+  BDesc(const BDesc &) = delete;
+  BDesc &operator=(const BDesc &) = delete;
+  void set_raw(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, int64_t count, const void *v);
+  template <class T>
+  void set(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, int64_t count, const T *v) {
+    set_raw(n, t, count, v);
+  }
+  template <class T>
+  void set1(cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, T v) {
+    set(n, t, 1, &v);
+  }
+  void finalize();
+};
+
+std::unique_ptr<BDesc> backend_tensor(int64_t uid, cudnnDataType_t dt, const Dims &dims, const Dims &strides,
+                                      bool is_virtual = false);
+
+class BackendPlan {
+ public:
+  // Plans the graph of the one operation `op` and binds uids to ptrs.
+  BackendPlan(cudnnHandle_t handle, BDesc &op, std::vector<int64_t> uids, std::vector<void *> ptrs);
+  void execute();
+
+ private:
+  cudnnHandle_t handle_;
+  std::vector<int64_t> uids_;
+  std::vector<void *> ptrs_;
+  std::unique_ptr<BDesc> plan_, pack_;
+  fdnn_test::Buffer workspace_;
+};
+
+}  // namespace bench
