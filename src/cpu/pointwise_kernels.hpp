@@ -126,6 +126,18 @@ FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_LOG) {
 FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_TANH_FWD) {
   vm::for_each(n, [=](int64_t i) { out[i] = vm::tanh(alpha1 * a[i]); });
 }
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_GELU_FWD) {
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i];
+    out[i] = x * vm::norm_cdf(x);
+  });
+}
+FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_GELU_BWD) {
+  vm::for_each(n, [=](int64_t i) {
+    const float x = alpha1 * a[i], dy = alpha2 * b[i];
+    out[i] = dy * (vm::norm_cdf(x) + x * 0.39894228040143268f * vm::exp(-0.5f * x * x));
+  });
+}
 FDNN_FLOAT_KERNEL(CUDNN_POINTWISE_SIGMOID_FWD) {
   vm::for_each(n, [=](int64_t i) { out[i] = vm::sigmoid(alpha1 * a[i]); });
 }

@@ -188,6 +188,30 @@ FDNN_VM_INLINE float sigmoid(float x) {
   return x < 0.0f ? e * r : r;  // NaN: e is NaN, so is r
 }
 
+// The standard normal CDF Phi(x) = erfc(-x / sqrt 2) / 2 (GELU's gate).
+// erfc(z) for z >= 0 is Numerical Recipes' Chebyshev fit t e^(-z^2 + P(t)),
+// t = 1 / (1 + z/2), whose relative error stays below 1.2e-7 over the whole
+// range; for x < 0 Phi is that erfc itself, so the far tail keeps its
+// relative accuracy (1 + erf(x) would cancel; libm's float erf rounds it to
+// 0 beyond x = -5.5). Measured: 8.5 ulp on [-2, 4], 26 at -3.85, 200 in the
+// far tail (Phi ~ 1e-36) where exp's argument loses bits. NaN gives NaN.
+FDNN_VM_INLINE float norm_cdf(float x) {
+  const float z = (x < 0.0f ? -x : x) * 0.70710678118654752f;
+  const float t = 1.0f / (1.0f + 0.5f * z);
+  float p = 0.17087277f;
+  p = p * t - 0.82215223f;
+  p = p * t + 1.48851587f;
+  p = p * t - 1.13520398f;
+  p = p * t + 0.27886807f;
+  p = p * t - 0.18628806f;
+  p = p * t + 0.09678418f;
+  p = p * t + 0.37409196f;
+  p = p * t + 1.00002368f;
+  p = p * t - 1.26551223f;
+  const float erfc_z = t * vm::exp(p - z * z);
+  return x >= 0.0f ? 1.0f - 0.5f * erfc_z : 0.5f * erfc_z;
+}
+
 // ---- Array forms: plain loops that vectorise -----------------------------------
 
 inline void exp_n(const float *x, float *y, int64_t n) {

@@ -105,6 +105,14 @@ TEST(CpuVecMath, Sigmoid) {
         3.0);
 }
 
+// GELU's gate. Not a libm function: the bound is the fit's (relative error
+// 1.2e-7 for erfc) plus the float rounding of exp's argument -z^2 + P(t),
+// which grows with z^2 in the far negative tail.
+TEST(CpuVecMath, NormCdf) {
+  check("normcdf", [](float x) { return vm::norm_cdf(x); },
+        [](long double x) { return 0.5L * std::erfc(-x / std::sqrt(2.0L)); }, 256.0);  // 200 at x = -12.5 (Phi ~ 1e-36), 26 at -3.85, 8.5 on [-2, 4]
+}
+
 // The array forms the engines call.
 TEST(CpuVecMath, ArrayForms) {
   const std::vector<float> x = sweep();
