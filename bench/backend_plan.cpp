@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/backend_graph.hpp"
 #include "op.hpp"
 
 namespace bench {
@@ -67,5 +68,37 @@ BackendPlan::BackendPlan(cudnnHandle_t handle, BDesc &op, std::vector<int64_t> u
 }
 
 void BackendPlan::execute() { check_status(cudnnBackendExecute(handle_, plan_->d, pack_->d), "cudnnBackendExecute"); }
+
+GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> &ops, cudnnBackendHeurMode_t mode) {
+  GraphPlan p;
+  p.graph = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (fdnn_test::Desc *o : ops) raw.push_back(o->d);
+  check_status(p.graph->set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), "set graph handle");
+  check_status(p.graph->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, raw), "set graph ops");
+  check_status(p.graph->finalize(), "finalize operation graph");
+  p.heur = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  check_status(p.heur->set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, p.graph->d),
+               "set heuristics graph");
+  check_status(p.heur->set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), "set heuristics mode");
+  check_status(p.heur->finalize(), "finalize heuristics");
+  p.cfg = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  int64_t got = 0;
+  check_status(cudnnBackendGetAttribute(p.heur->d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                                        &got, &p.cfg->d),
+               "heuristics results");
+  if (got < 1) throw ApiError(CUDNN_STATUS_NOT_SUPPORTED, "no engine runs this graph");
+  p.plan = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  check_status(p.plan->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), "set plan handle");
+  check_status(p.plan->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, p.cfg->d),
+               "set plan config");
+  check_status(p.plan->finalize(), "finalize plan");
+  int64_t ws = 0;
+  check_status(cudnnBackendGetAttribute(p.plan->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
+                                        &got, &ws),
+               "plan workspace size");
+  p.workspace = fdnn_test::Buffer(static_cast<size_t>(std::max<int64_t>(ws, 1)));
+  return p;
+}
 
 }  // namespace bench

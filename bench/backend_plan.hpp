@@ -12,6 +12,10 @@
 #include "common/buffer.hpp"
 #include "tensor.hpp"
 
+namespace fdnn_test {
+struct Desc;  // common/backend_graph.hpp, which users of GraphPlan include
+}  // namespace fdnn_test
+
 namespace bench {
 
 struct BDesc {
@@ -48,5 +52,14 @@ class BackendPlan {
   std::unique_ptr<BDesc> plan_, pack_;
   fdnn_test::Buffer workspace_;
 };
+
+// A multi-operation graph planned through the first engine config that
+// heuristics `mode` offer (FALLBACK: the op-by-op engine), with a workspace
+// of the plan's size; the descriptors stay alive with it.
+struct GraphPlan {
+  std::unique_ptr<fdnn_test::Desc> graph, heur, cfg, plan;
+  fdnn_test::Buffer workspace;
+};
+GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> &ops, cudnnBackendHeurMode_t mode);
 
 }  // namespace bench

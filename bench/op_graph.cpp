@@ -30,6 +30,7 @@
 #include <sstream>
 
 #include "common/backend_fusion.hpp"
+#include "backend_plan.hpp"
 #include "default_set.hpp"
 #include "dtype.hpp"
 #include "layout.hpp"
@@ -176,35 +177,7 @@ class GraphRun : public OpRun {
       fg_ = fdnn_test::build_fusion_graph(c, rng);
       ops = fg_.ops;
     }
-    op_graph_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (fdnn_test::Desc *o : ops) raw.push_back(o->d);
-    check_status(op_graph_->set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle_), "set graph handle");
-    check_status(op_graph_->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, raw), "set graph ops");
-    check_status(op_graph_->finalize(), "finalize operation graph");
-    heur_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    check_status(heur_->set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, op_graph_->d),
-                 "set heuristics graph");
-    check_status(heur_->set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE,
-                             alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A),
-                 "set heuristics mode");
-    check_status(heur_->finalize(), "finalize heuristics");
-    cfg_desc_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    int64_t got = 0;
-    check_status(cudnnBackendGetAttribute(heur_->d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                          &got, &cfg_desc_->d),
-                 "heuristics results");
-    if (got < 1) throw ApiError(CUDNN_STATUS_NOT_SUPPORTED, "no engine runs this graph");
-    plan_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    check_status(plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle_), "set plan handle");
-    check_status(plan_->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg_desc_->d),
-                 "set plan config");
-    check_status(plan_->finalize(), "finalize plan");
-    int64_t ws = 0;
-    check_status(cudnnBackendGetAttribute(plan_->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1,
-                                          &got, &ws),
-                 "plan workspace size");
-    workspace_ = fdnn_test::Buffer(static_cast<size_t>(std::max<int64_t>(ws, 1)));
+    plan_ = plan_graph(handle_, ops, alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
   }
 
   void fill(uint64_t seed) override {
@@ -244,12 +217,12 @@ class GraphRun : public OpRun {
     pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
     check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
     check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, workspace_.get()),
+    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
                  "set pack workspace");
     check_status(pack_->finalize(), "finalize variant pack");
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
 
   CheckResult check() override {
     switch (alg_.kind) {
@@ -417,8 +390,8 @@ class GraphRun : public OpRun {
   LayerNormGraph ln_;
   int64_t ln_n_ = 0, ln_d_ = 0;
   float eps_ = kLnEpsilon;
-  std::unique_ptr<fdnn_test::Desc> op_graph_, heur_, cfg_desc_, plan_, pack_;
-  fdnn_test::Buffer workspace_;
+  GraphPlan plan_;
+  std::unique_ptr<fdnn_test::Desc> pack_;
   std::map<int64_t, fdnn_test::HostTensor> host_;
   std::map<int64_t, fdnn_test::Buffer> buffers_;
 };
