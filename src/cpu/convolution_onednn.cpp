@@ -80,6 +80,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "cpu/onednn_support.hpp"
+
 #include "cpu/convolution_common.hpp"
 
 namespace fdnn::cpu {
@@ -96,19 +98,6 @@ bool onednn_convolution_algo(Dir dir, int algo) {
     case Dir::backward_filter: return algo == -1 || algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
   }
   return false;
-}
-
-dnnl::engine &dnnl_cpu() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-bool dnnl_type(cudnnDataType_t t, memory::data_type *out) {
-  switch (t) {
-    case CUDNN_DATA_FLOAT: *out = memory::data_type::f32; return true;
-    case CUDNN_DATA_BFLOAT16: *out = memory::data_type::bf16; return true;
-    default: return false;
-  }
 }
 
 memory::dims to_dims(const std::vector<int64_t> &v) { return memory::dims(v.begin(), v.end()); }
@@ -164,18 +153,6 @@ memory::desc packed_like(const memory::desc &d, memory::data_type dt) {
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
   return memory::desc(dims, dt, strides);
 }
-
-// The calling thread's OpenMP team size for one call.
-class OmpThreads {
- public:
-  explicit OmpThreads(int n) : prev_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~OmpThreads() { omp_set_num_threads(prev_); }
-  OmpThreads(const OmpThreads &) = delete;
-  OmpThreads &operator=(const OmpThreads &) = delete;
-
- private:
-  int prev_;
-};
 
 // The primitive chosen for a problem, and the layouts it reads and writes.
 struct Choice {

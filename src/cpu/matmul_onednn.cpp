@@ -9,32 +9,16 @@
 // (one thread when the fusion engine runs tiles in parallel). Each call uses
 // its own stream, so one plan serves concurrent callers.
 #ifdef FREEDNN_WITH_ONEDNN
-#include <omp.h>
-
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/matmul_support.hpp"
 #include "core/thread_pool.hpp"
+#include "cpu/onednn_support.hpp"
 
 namespace fdnn::cpu {
 namespace {
 
 using dnnl::memory;
-
-dnnl::engine &dnnl_cpu() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-bool dnnl_type(cudnnDataType_t t, memory::data_type *out) {
-  switch (t) {
-    case CUDNN_DATA_FLOAT: *out = memory::data_type::f32; return true;
-    case CUDNN_DATA_BFLOAT16: *out = memory::data_type::bf16; return true;
-    default: return false;
-  }
-}
 
 memory::desc user_desc(const graph::Tensor &t) {
   memory::data_type dt{};
@@ -45,18 +29,6 @@ memory::desc user_desc(const graph::Tensor &t) {
     if (t.dims[d] == 1 && strides[d] <= 0) strides[d] = 1;
   return memory::desc(memory::dims(t.dims.begin(), t.dims.end()), dt, strides);
 }
-
-// The calling thread's OpenMP team size for one call.
-class OmpThreads {
- public:
-  explicit OmpThreads(int n) : prev_(omp_get_max_threads()) { omp_set_num_threads(n); }
-  ~OmpThreads() { omp_set_num_threads(prev_); }
-  OmpThreads(const OmpThreads &) = delete;
-  OmpThreads &operator=(const OmpThreads &) = delete;
-
- private:
-  int prev_;
-};
 
 class Plan final : public ExecutionPlan {
  public:
