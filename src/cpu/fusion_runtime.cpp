@@ -123,9 +123,13 @@ graph::Blend &blend_of(graph::Op &op) {
 const graph::Blend &blend_of(const graph::Op &op) { return blend_of(const_cast<graph::Op &>(op)); }
 
 // The structure of one fused execution, shared by the plan and supports().
+// supports() builds it with Purpose::check: the anchor's slices only need an
+// engine that accepts them, not its plans (oneDNN primitive creation is the
+// expensive part of planning, and heuristics ask every engine).
 class Layout {
  public:
-  Layout(const graph::Graph &g, const FusionPattern &p) : pattern_(p) {
+  enum class Purpose { check, execute };
+  Layout(const graph::Graph &g, const FusionPattern &p, Purpose purpose) : pattern_(p), purpose_(purpose) {
     threads_ = ThreadPool::global().size();
     slots_ = threads_ * kSlotsPerThread;
     if (p.anchor >= 0) plan_anchor(g);
@@ -316,6 +320,7 @@ class Layout {
             break;
           }
         if (engine == nullptr) fail(CUDNN_STATUS_NOT_SUPPORTED, "no engine runs the anchor on a slice");
+        if (purpose_ == Purpose::check) continue;
         SubPlan sp{shape, first, engine->make_plan(sg, {})};
         sub_workspace_ = std::max(sub_workspace_, sp.plan->workspace_size());
         scratch_ = std::max(scratch_, sp.plan->scratch_size());
@@ -427,6 +432,7 @@ class Layout {
   std::vector<Buffer> buffers_;
   std::vector<std::unique_ptr<PointwiseProgram>> prologues_;
   std::unique_ptr<PointwiseProgram> epilogue_;
+  Purpose purpose_;
   std::vector<SubPlan> sub_plans_;
   size_t sub_workspace_ = 0, scratch_ = 0, sub_workspace_offset_ = 0, per_worker_ = 0;
   size_t accumulators_offset_ = 0, workspace_ = 0;
@@ -435,7 +441,7 @@ class Layout {
 class Plan final : public ExecutionPlan {
  public:
   Plan(const Engine &e, const graph::Graph &g, const FusionPattern &p)
-      : ExecutionPlan(e), layout_(g, p), pattern_name_(p.name) {}
+      : ExecutionPlan(e), layout_(g, p, Layout::Purpose::execute), pattern_name_(p.name) {}
   std::string detail() const override { return pattern_name_; }
   size_t workspace_size() const override { return layout_.workspace_size(); }
   size_t scratch_size() const override { return layout_.scratch_size(); }
@@ -459,7 +465,7 @@ class RuntimeFusionEngine final : public Engine {
     Support s = match_fusion(g, &p);
     if (!s) return s;
     try {
-      Layout layout(g, p);  // compiles the programs and the anchor's sub-plans
+      Layout layout(g, p, Layout::Purpose::check);  // compiles the programs, finds the anchor's engines
     } catch (const Error &e) {
       return Support::no(e.what());
     }
