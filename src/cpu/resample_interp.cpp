@@ -21,41 +21,21 @@
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/resample_geometry.hpp"
 
 namespace fdnn::cpu {
 namespace {
 
 constexpr int64_t kChannelBlock = 64;
 
-// The problem padded to 3 spatial dimensions (leading ones of extent 1).
-struct Geometry {
-  int64_t n = 1, c = 1;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-  int64_t is[5] = {}, os[5] = {};  // strides of x/dx and y/dy (N, C, D, H, W)
-  int64_t cb = 1;                  // channels per unit
+struct Geometry : ResampleGeometry {
   bool bilinear = true;
 };
 
 Geometry make_geometry(const ResampleOperands &r) {
-  const graph::ResampleOp &op = *r.op;
-  const int s = op.spatial_dims();
   Geometry G;
-  G.bilinear = op.mode == CUDNN_RESAMPLE_BILINEAR;
-  G.n = r.in->dims[0];
-  G.c = r.in->dims[1];
-  for (int k = 0; k < 2; ++k) {
-    G.is[k] = r.in->strides[k];
-    G.os[k] = r.out->strides[k];
-  }
-  for (int d = 0; d < s; ++d) {
-    const int k = 3 - s + d;
-    G.in[k] = r.in->dims[2 + d];
-    G.out[k] = r.out->dims[2 + d];
-    G.is[2 + k] = r.in->strides[2 + d];
-    G.os[2 + k] = r.out->strides[2 + d];
-  }
-  // Channel blocks when channels are innermost in both tensors.
-  G.cb = G.is[1] == 1 && G.os[1] == 1 ? std::min(G.c, kChannelBlock) : 1;
+  static_cast<ResampleGeometry &>(G) = resample_geometry(r, kChannelBlock);
+  G.bilinear = r.op->mode == CUDNN_RESAMPLE_BILINEAR;
   return G;
 }
 
@@ -91,20 +71,13 @@ struct Taps {
 };
 
 template <class S, class C>
-struct Kernels {
+struct Kernels : ComputeIo<S, C> {
   using T = typename S::type;
+  using ComputeIo<S, C>::load;
+  using ComputeIo<S, C>::from;
   const Geometry &G;
   const Taps<C> &taps;
   C alpha, beta;
-
-  static C load(const T *p) {
-    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
-    else return S::to_float(*p);
-  }
-  static T from(C v) {
-    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
-    else return S::from_float(v);
-  }
 
   // The taps of output position (od, oh, ow): offsets from the (n, c) base
   // and weights; returns how many.
@@ -253,7 +226,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const VariantPack &p
   const graph::ResampleOp &op = *r.op;
   const Geometry G = make_geometry(r);
   const Taps<C> taps(op, G);
-  Kernels<S, C> k{G, taps, static_cast<C>(op.blend.alpha), static_cast<C>(op.blend.beta)};
+  Kernels<S, C> k{{}, G, taps, static_cast<C>(op.blend.alpha), static_cast<C>(op.blend.beta)};
   const int64_t blocks = (G.c + G.cb - 1) / G.cb;
   if (!op.backward) {
     const T *x = static_cast<const T *>(pack.get(op.x));

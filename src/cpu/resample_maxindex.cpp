@@ -23,18 +23,17 @@
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/resample_geometry.hpp"
 
 namespace fdnn::cpu {
 namespace {
 
 constexpr int64_t kChannelBlock = 16;
 
-struct Geometry {
-  int64_t n = 1, c = 1;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+// Window, padding and stride per (padded) spatial dimension, index strides.
+struct Geometry : ResampleGeometry {
   int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
-  int64_t is[5] = {}, os[5] = {}, xs[5] = {};  // x/dx, y/dy, index
-  int64_t cb = 1;
+  int64_t xs[5] = {};  // index tensor strides (N, C, D, H, W)
   bool prop = false;
 };
 
@@ -42,43 +41,26 @@ Geometry make_geometry(const ResampleOperands &r) {
   const graph::ResampleOp &op = *r.op;
   const int s = op.spatial_dims();
   Geometry G;
+  static_cast<ResampleGeometry &>(G) = resample_geometry(r, kChannelBlock);
   G.prop = op.nan_propagation == CUDNN_PROPAGATE_NAN;
-  G.n = r.in->dims[0];
-  G.c = r.in->dims[1];
-  for (int k = 0; k < 2; ++k) {
-    G.is[k] = r.in->strides[k];
-    G.os[k] = r.out->strides[k];
-    G.xs[k] = r.index->strides[k];
-  }
+  for (int k = 0; k < 2; ++k) G.xs[k] = r.index->strides[k];
   for (int d = 0; d < s; ++d) {
     const int k = 3 - s + d;
-    G.in[k] = r.in->dims[2 + d];
-    G.out[k] = r.out->dims[2 + d];
     G.win[k] = op.window[d];
     G.pad[k] = op.pre_padding[d];
     G.str[k] = op.strides[d];
-    G.is[2 + k] = r.in->strides[2 + d];
-    G.os[2 + k] = r.out->strides[2 + d];
     G.xs[2 + k] = r.index->strides[2 + d];
   }
-  G.cb = G.is[1] == 1 && G.os[1] == 1 ? std::min(G.c, kChannelBlock) : 1;
   return G;
 }
 
 template <class S, class C, class I>
-struct Kernels {
+struct Kernels : ComputeIo<S, C> {
   using T = typename S::type;
+  using ComputeIo<S, C>::load;
+  using ComputeIo<S, C>::from;
   const Geometry &G;
   C alpha, beta;
-
-  static C load(const T *p) {
-    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
-    else return S::to_float(*p);
-  }
-  static T from(C v) {
-    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
-    else return S::from_float(v);
-  }
 
   void forward_row(const T *x, T *y, I *index, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
     C best[kChannelBlock];
@@ -156,7 +138,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const VariantPack &p
   using T = typename S::type;
   const graph::ResampleOp &op = *r.op;
   const Geometry G = make_geometry(r);
-  Kernels<S, C, I> k{G, static_cast<C>(op.blend.alpha), static_cast<C>(op.blend.beta)};
+  Kernels<S, C, I> k{{}, G, static_cast<C>(op.blend.alpha), static_cast<C>(op.blend.beta)};
   const int64_t blocks = (G.c + G.cb - 1) / G.cb;
   I *index = static_cast<I *>(pack.get(op.index));
   if (!op.backward) {
