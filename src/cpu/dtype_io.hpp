@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/numeric.hpp"
 
@@ -154,5 +155,20 @@ bool visit_fast_type(cudnnDataType_t t, F &&f) {
     default: return false;
   }
 }
+
+// Element access of a fast engine's loops in compute type C (float or
+// double) for storage S.
+template <class S, class C>
+struct ComputeIo {
+  using T = typename S::type;
+  static C load(const T *p) {
+    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
+    else return S::to_float(*p);
+  }
+  static T from(C v) {
+    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
+    else return S::from_float(v);
+  }
+};
 
 }  // namespace fdnn::cpu

@@ -32,6 +32,7 @@
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/resample_geometry.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -39,39 +40,16 @@ namespace {
 constexpr int kMaxBlock = 64;  // channels per block when channels are innermost
 
 // The problem normalised to N, C, D, H, W.
-struct Geometry {
-  int64_t n = 1, c = 1;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-  int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
-  int64_t is[5] = {}, os[5] = {}, xs[5] = {};  // strides of in (x/dx), out (y/dy), x (backward max)
+struct Geometry : ResampleGeometry, PoolWindow {
+  int64_t xs[5] = {};  // strides of x (backward max)
   bool channels_inner = false;
 };
 
 Geometry make_geometry(const ResampleOperands &r) {
-  const graph::ResampleOp &op = *r.op;
-  const int s = op.spatial_dims();
   Geometry G;
-  G.n = r.in->dims[0];
-  G.c = r.in->dims[1];
-  G.is[0] = r.in->strides[0];
-  G.is[1] = r.in->strides[1];
-  G.os[0] = r.out->strides[0];
-  G.os[1] = r.out->strides[1];
-  if (r.x) {
-    G.xs[0] = r.x->strides[0];
-    G.xs[1] = r.x->strides[1];
-  }
-  for (int d = 0; d < s; ++d) {
-    const int k = 3 - s + d;
-    G.in[k] = r.in->dims[2 + d];
-    G.out[k] = r.out->dims[2 + d];
-    G.win[k] = op.window[d];
-    G.pad[k] = op.pre_padding[d];
-    G.str[k] = op.strides[d];
-    G.is[2 + k] = r.in->strides[2 + d];
-    G.os[2 + k] = r.out->strides[2 + d];
-    if (r.x) G.xs[2 + k] = r.x->strides[2 + d];
-  }
+  static_cast<ResampleGeometry &>(G) = resample_geometry(r, 1);
+  static_cast<PoolWindow &>(G) = pool_window(*r.op);
+  if (r.x) padded_strides(*r.x, r.op->spatial_dims(), G.xs);
   G.channels_inner = G.c > 1 && G.is[1] == 1 && G.os[1] == 1 && (!r.x || G.xs[1] == 1);
   return G;
 }
@@ -109,16 +87,10 @@ struct Divisors {
 };
 
 template <class S, class C>
-struct Kernels {
+struct Kernels : ComputeIo<S, C> {
   using T = typename S::type;
-  static C load(const T *p) {
-    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
-    else return S::to_float(*p);
-  }
-  static T store(C v) {
-    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
-    else return S::from_float(v);
-  }
+  using ComputeIo<S, C>::load;
+  static T store(C v) { return ComputeIo<S, C>::from(v); }
 
   const graph::ResampleOp &op;
   const Geometry &G;

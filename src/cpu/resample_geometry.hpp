@@ -1,18 +1,24 @@
-// What the fast CPU resample engines (cpu.resample.interp,
+// What the fast CPU resample engines (cpu.pooling, cpu.resample.interp,
 // cpu.resample.maxindex) share: the problem padded to three spatial
-// dimensions, and element access in the compute type.
+// dimensions (leading extents of 1, so that one loop nest serves 1D, 2D and
+// 3D) and the pooling window in the same padded form.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "core/resample_support.hpp"
 
 namespace fdnn::cpu {
 
-// N, C and 1 to 3 spatial dimensions, padded to 3 with leading extents of 1
-// so that one loop nest serves 1D, 2D and 3D.
+// The strides of t (N, C, spatial...) padded to N, C, D, H, W; the padded
+// dimensions have extent 1, their stride stays 0.
+inline void padded_strides(const graph::Tensor &t, int spatial, int64_t (&st)[5]) {
+  st[0] = t.strides[0];
+  st[1] = t.strides[1];
+  for (int d = 0; d < spatial; ++d) st[2 + 3 - spatial + d] = t.strides[2 + d];
+}
+
 struct ResampleGeometry {
   int64_t n = 1, c = 1;
   int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
@@ -27,34 +33,31 @@ inline ResampleGeometry resample_geometry(const ResampleOperands &r, int64_t max
   ResampleGeometry G;
   G.n = r.in->dims[0];
   G.c = r.in->dims[1];
-  for (int k = 0; k < 2; ++k) {
-    G.is[k] = r.in->strides[k];
-    G.os[k] = r.out->strides[k];
-  }
   for (int d = 0; d < s; ++d) {
-    const int k = 3 - s + d;
-    G.in[k] = r.in->dims[2 + d];
-    G.out[k] = r.out->dims[2 + d];
-    G.is[2 + k] = r.in->strides[2 + d];
-    G.os[2 + k] = r.out->strides[2 + d];
+    G.in[3 - s + d] = r.in->dims[2 + d];
+    G.out[3 - s + d] = r.out->dims[2 + d];
   }
+  padded_strides(*r.in, s, G.is);
+  padded_strides(*r.out, s, G.os);
   G.cb = G.is[1] == 1 && G.os[1] == 1 ? std::min(G.c, max_block) : 1;
   return G;
 }
 
-// Loads a storage element as compute type C (float or double) and stores
-// one back.
-template <class S, class C>
-struct ComputeIo {
-  using T = typename S::type;
-  static C load(const T *p) {
-    if constexpr (std::is_same_v<C, double>) return S::to_double(*p);
-    else return S::to_float(*p);
-  }
-  static T from(C v) {
-    if constexpr (std::is_same_v<C, double>) return S::from_double(v);
-    else return S::from_float(v);
-  }
+// A pooling window per padded spatial dimension (extent 1, no padding,
+// stride 1 in the padded ones).
+struct PoolWindow {
+  int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
 };
+
+inline PoolWindow pool_window(const graph::ResampleOp &op) {
+  const int s = op.spatial_dims();
+  PoolWindow w;
+  for (int d = 0; d < s; ++d) {
+    w.win[3 - s + d] = op.window[d];
+    w.pad[3 - s + d] = op.pre_padding[d];
+    w.str[3 - s + d] = op.strides[d];
+  }
+  return w;
+}
 
 }  // namespace fdnn::cpu

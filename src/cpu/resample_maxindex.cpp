@@ -30,27 +30,17 @@ namespace {
 
 constexpr int64_t kChannelBlock = 16;
 
-// Window, padding and stride per (padded) spatial dimension, index strides.
-struct Geometry : ResampleGeometry {
-  int64_t win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
+struct Geometry : ResampleGeometry, PoolWindow {
   int64_t xs[5] = {};  // index tensor strides (N, C, D, H, W)
   bool prop = false;
 };
 
 Geometry make_geometry(const ResampleOperands &r) {
-  const graph::ResampleOp &op = *r.op;
-  const int s = op.spatial_dims();
   Geometry G;
   static_cast<ResampleGeometry &>(G) = resample_geometry(r, kChannelBlock);
-  G.prop = op.nan_propagation == CUDNN_PROPAGATE_NAN;
-  for (int k = 0; k < 2; ++k) G.xs[k] = r.index->strides[k];
-  for (int d = 0; d < s; ++d) {
-    const int k = 3 - s + d;
-    G.win[k] = op.window[d];
-    G.pad[k] = op.pre_padding[d];
-    G.str[k] = op.strides[d];
-    G.xs[2 + k] = r.index->strides[2 + d];
-  }
+  static_cast<PoolWindow &>(G) = pool_window(*r.op);
+  padded_strides(*r.index, r.op->spatial_dims(), G.xs);
+  G.prop = r.op->nan_propagation == CUDNN_PROPAGATE_NAN;
   return G;
 }
 
