@@ -54,12 +54,6 @@ std::vector<int64_t> all_indices(const std::vector<int64_t> &dims) {
   return out;
 }
 
-int64_t product(const std::vector<int64_t> &v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
 class Plan final : public ExecutionPlan {
  public:
   using ExecutionPlan::ExecutionPlan;
