@@ -49,9 +49,9 @@ bool onednn_takes(const cudnnContext &h, const ConvProblem &p) {
   const Engine *e = EngineRegistry::instance().by_name("cpu.conv.onednn");
   if (e == nullptr) return false;
   ConvProblem q = p;
-  q.op().algo = p.dir == ConvDirection::forward ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
-                : p.dir == ConvDirection::backward_data ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
-                                                        : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  q.op().algo = p.dir == ConvDirection::forward         ? int{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM}
+                : p.dir == ConvDirection::backward_data ? int{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1}
+                                                        : int{CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
   return static_cast<bool>(e->supports(q.g));
 }
 
@@ -85,11 +85,14 @@ std::vector<int> heuristic_order(const cudnnContext &h, const ConvProblem &p) {
         order.push_back(a);
       return order;
     }
-    case ConvDirection::backward_filter:
-      return {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
-              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
-              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD,
-              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED};
+    case ConvDirection::backward_filter: {
+      std::vector<int> order = {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3,
+                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT,
+                                CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD};
+      // WINOGRAD_NONFUSED (the GPU's; the CPU has none) leads where Winograd pays.
+      order.insert(winograd_first ? order.begin() : order.end(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED);
+      return order;
+    }
   }
   return {};
 }

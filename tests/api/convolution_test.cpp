@@ -13,6 +13,7 @@
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -30,9 +31,9 @@ namespace {
 enum class Dir { fwd, bwd_data, bwd_filter };
 const char *dir_name(Dir d) { return d == Dir::fwd ? "fwd" : d == Dir::bwd_data ? "bwd_data" : "bwd_filter"; }
 int algo_count(Dir d) {
-  return d == Dir::fwd ? CUDNN_CONVOLUTION_FWD_ALGO_COUNT
-         : d == Dir::bwd_data ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT
-                              : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  return d == Dir::fwd        ? int{CUDNN_CONVOLUTION_FWD_ALGO_COUNT}
+         : d == Dir::bwd_data ? int{CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT}
+                              : int{CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT};
 }
 
 class Handle {
@@ -267,13 +268,26 @@ void check_algorithm(cudnnHandle_t h, Rng &rng, const Problem &pr, const Bound &
   const HostTensor prior = out;
   download(dir == Dir::fwd ? yb : dir == Dir::bwd_data ? xb : wb, out);
   // Winograd's transforms and float accumulation over many terms: generous
-  // slack in units of the compute type's roundoff times the magnitudes.
-  const double slack = 64;
+  // slack in units of the compute type's roundoff times the magnitudes; the
+  // GPU's F(4x4,3x3) amplifies rounding more than F(2x2,3x3) (up to ~45 of
+  // those units seen in a host emulation), so Winograd algorithms get more.
+  const bool winograd = dir == Dir::fwd ? algo >= CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD
+                                        : algo == 4 /* WINOGRAD */ || algo == 5 /* WINOGRAD_NONFUSED */;
+  const double slack = winograd ? 128 : 64;
   std::vector<Expect> want;
   if (dir == Dir::fwd) want = reference_conv_forward(pr.p, pr.x, pr.w, ab.alpha, ab.beta, prior, pr.compute, slack);
   else if (dir == Dir::bwd_data)
     want = reference_conv_backward_data(pr.p, pr.w, pr.y, ab.alpha, ab.beta, prior, pr.compute, slack);
   else want = reference_conv_backward_filter(pr.p, pr.x, pr.y, ab.alpha, ab.beta, prior, pr.compute, slack);
+  // Winograd's rounding follows the magnitudes of a whole transformed tile,
+  // not of one output's own products (an output whose window lies in the
+  // padding comes out as rounding noise, not 0): the largest tolerance is
+  // every element's floor.
+  if (winograd) {
+    double floor = 0;
+    for (const Expect &e : want) floor = std::max(floor, e.tolerance);
+    for (Expect &e : want) e.tolerance = std::max(e.tolerance, floor);
+  }
   EXPECT_TRUE(matches(out, want)) << "alpha " << ab.alpha << " beta " << ab.beta;
   EXPECT_TRUE(gaps_untouched(out, prior));
 }
