@@ -12,8 +12,9 @@ void set_epsilon(graph::Op &op, double v) { std::get<graph::NormalizationOp>(op)
 void set_factor(graph::Op &op, double v) { std::get<graph::NormalizationOp>(op).exp_avg_factor = v; }
 
 cudnnBackendNormMode_t checked_mode(cudnnBackendNormMode_t m) {
-  check_supported(m == CUDNN_BATCH_NORM || m == CUDNN_LAYER_NORM || m == CUDNN_INSTANCE_NORM, "normalization mode ",
-                  static_cast<int>(m), " is not supported by FreeDNN yet (batch, layer and instance norm are)");
+  check_supported(m == CUDNN_BATCH_NORM || m == CUDNN_LAYER_NORM || m == CUDNN_INSTANCE_NORM || m == CUDNN_RMS_NORM,
+                  "normalization mode ", static_cast<int>(m),
+                  " is not supported by FreeDNN yet (batch, layer, instance and RMS norm are)");
   return m;
 }
 
@@ -56,10 +57,12 @@ class NormForwardOperation : public OperationDescriptor {
     n.x = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, "XDESC", true);
     n.y = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, "YDESC", true);
     n.scale = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, "SCALE_DESC", true);
-    n.bias = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, "BIAS_DESC", true);
+    // RMS norm: the bias is optional and there is no mean.
+    const bool rms = n.mode == CUDNN_RMS_NORM;
+    n.bias = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, "BIAS_DESC", !rms);
     // Inference reads mean and inverse variance; training writes them
     // (optional there, as saved statistics).
-    n.mean = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, "MEAN_DESC", !training);
+    n.mean = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, "MEAN_DESC", !training && !rms);
     n.inv_variance = use_tensor(CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, "INV_VARIANCE_DESC", !training);
     bind_scalar(CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, "EPSILON_DESC", true, set_epsilon);
     if (training) {
@@ -114,12 +117,16 @@ class NormBackwardOperation : public OperationDescriptor {
     n.scale = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, "SCALE_DESC", true);
     n.mean = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, "MEAN_DESC", false);
     n.inv_variance = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, "INV_VARIANCE_DESC", false);
-    check_arg((n.mean == graph::kNoTensor) == (n.inv_variance == graph::kNoTensor),
-              "MEAN_DESC and INV_VARIANCE_DESC go together: set both or neither");
+    // RMS norm has no mean (only the inverse RMS) and an optional bias.
+    const bool rms = n.mode == CUDNN_RMS_NORM;
+    if (!rms)
+      check_arg((n.mean == graph::kNoTensor) == (n.inv_variance == graph::kNoTensor),
+                "MEAN_DESC and INV_VARIANCE_DESC go together: set both or neither");
     // Without saved statistics they are recomputed from x, which needs epsilon.
-    bind_scalar(CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC, "EPSILON_DESC", n.mean == graph::kNoTensor, set_epsilon);
+    bind_scalar(CUDNN_ATTR_OPERATION_NORM_BWD_EPSILON_DESC, "EPSILON_DESC", n.inv_variance == graph::kNoTensor,
+                set_epsilon);
     n.dscale = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, "DSCALE_DESC", true);
-    n.dbias = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, "DBIAS_DESC", true);
+    n.dbias = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, "DBIAS_DESC", !rms);
     n.dx = use_tensor(CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, "DXDESC", true);
     n.compute_type = tensors_.front().dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     op_ = n;

@@ -22,12 +22,30 @@ const graph::Tensor &normalization_stats_tensor(const graph::Graph &g, const gra
   fail(CUDNN_STATUS_INTERNAL_ERROR, "normalization op has no statistics, scale or dscale tensor");
 }
 
-Support check_single_normalization(const graph::Graph &g) {
+std::vector<int64_t> normalization_stats_dims(const graph::Graph &g, const graph::NormalizationOp &op) {
+  for (graph::Uid u : {op.mean, op.inv_variance, op.variance, op.running_mean_in})
+    if (u != graph::kNoTensor) return g.tensor(u).dims;
+  const graph::Tensor &x = g.tensor(op.x);
+  if (op.mode == CUDNN_LAYER_NORM || op.mode == CUDNN_RMS_NORM || op.mode == CUDNN_INSTANCE_NORM) {
+    std::vector<int64_t> d(x.dims.size(), 1);
+    const size_t kept = op.mode == CUDNN_INSTANCE_NORM ? 2 : 1;
+    for (size_t i = 0; i < kept && i < d.size(); ++i) d[i] = x.dims[i];
+    return d;
+  }
+  return normalization_stats_tensor(g, op).dims;
+}
+
+Support check_single_normalization(const graph::Graph &g, bool allow_rms) {
   if (g.ops().size() != 1) return Support::no(cat("graph has ", g.ops().size(), " operations; this engine runs one"));
   const auto *op = std::get_if<graph::NormalizationOp>(&g.ops().front());
   if (op == nullptr) return Support::no("not a normalization");
-  if (op->mode != CUDNN_BATCH_NORM && op->mode != CUDNN_LAYER_NORM && op->mode != CUDNN_INSTANCE_NORM)
+  const bool rms = op->mode == CUDNN_RMS_NORM && allow_rms;
+  if (op->mode != CUDNN_BATCH_NORM && op->mode != CUDNN_LAYER_NORM && op->mode != CUDNN_INSTANCE_NORM && !rms)
     return Support::no(cat("normalization mode ", static_cast<int>(op->mode), " is not implemented"));
+  if (rms && (op->mean != graph::kNoTensor || op->variance != graph::kNoTensor ||
+              op->running_mean_in != graph::kNoTensor || op->running_var_in != graph::kNoTensor ||
+              op->has_activation || op->z != graph::kNoTensor))
+    return Support::no("RMS norm has no mean, running statistics, residual or fused activation");
   if (op->has_activation && !normalization_activation_known(op->activation))
     return Support::no(cat("fused activation ", static_cast<int>(op->activation), " is not implemented"));
   const graph::Tensor *x = g.find_tensor(op->x);
@@ -71,21 +89,23 @@ Support check_single_normalization(const graph::Graph &g) {
   for (const auto &s : stats)
     if (Support r = per_stat(s.u, s.name); !r) return r;
   // Statistics sets must agree in shape (scale and bias may broadcast further).
-  const graph::Tensor &st = normalization_stats_tensor(g, *op);
+  const std::vector<int64_t> st = normalization_stats_dims(g, *op);
   for (graph::Uid u : {op->mean, op->inv_variance, op->variance, op->running_mean_in, op->running_var_in,
                        op->running_mean_out, op->running_var_out})
-    if (u != graph::kNoTensor && g.tensor(u).dims != st.dims) return Support::no("statistics tensors differ in shape");
+    if (u != graph::kNoTensor && g.tensor(u).dims != st) return Support::no("statistics tensors differ in shape");
   if (op->mask != graph::kNoTensor && g.tensor(op->mask).dtype != CUDNN_DATA_UINT8)
     return Support::no("mask is not UINT8");
   if (op->backward) {
     if (op->dy == graph::kNoTensor || op->dx == graph::kNoTensor || op->scale == graph::kNoTensor)
       return Support::no("backward needs dy, dx and scale");
-    if ((op->mean == graph::kNoTensor) != (op->inv_variance == graph::kNoTensor))
+    if (!rms && (op->mean == graph::kNoTensor) != (op->inv_variance == graph::kNoTensor))
       return Support::no("backward needs both saved mean and inv_variance, or neither");
     if (op->has_activation && op->mask == graph::kNoTensor) return Support::no("backward activation needs the mask");
   } else {
     if (op->y == graph::kNoTensor) return Support::no("forward needs y");
     if (op->phase == CUDNN_NORM_FWD_INFERENCE) {
+      if (rms && op->inv_variance == graph::kNoTensor) return Support::no("RMS inference needs inv_variance");
+      if (rms) return Support::yes();
       if (op->mean == graph::kNoTensor || (op->variance == graph::kNoTensor && op->inv_variance == graph::kNoTensor))
         return Support::no("inference needs mean and variance (or inv_variance)");
     } else if ((op->running_mean_in == graph::kNoTensor) != (op->running_mean_out == graph::kNoTensor) ||
@@ -98,12 +118,12 @@ Support check_single_normalization(const graph::Graph &g) {
 
 NormShape normalization_shape(const graph::Graph &g, const graph::NormalizationOp &op) {
   const graph::Tensor &x = g.tensor(op.x);
-  const graph::Tensor &st = normalization_stats_tensor(g, op);
+  const std::vector<int64_t> st = normalization_stats_dims(g, op);
   NormShape s;
   s.dims = x.dims;
   s.reduced.resize(x.dims.size());
   for (size_t d = 0; d < x.dims.size(); ++d) {
-    s.reduced[d] = st.dims[d] == 1 && x.dims[d] != 1;
+    s.reduced[d] = st[d] == 1 && x.dims[d] != 1;
     (s.reduced[d] ? s.count : s.groups) *= x.dims[d];
   }
   return s;

@@ -15,12 +15,21 @@ namespace fdnn {
 
 // Support::yes() when g is one NormalizationOp whose tensors exist and fit:
 // x, y, z, dy, dx, mask of x's dims; statistics, scale and bias of x's rank
-// with each extent x's or 1; the tensors the phase needs present.
-Support check_single_normalization(const graph::Graph &g);
+// with each extent x's or 1; the tensors the phase needs present. RMS norm
+// (no mean, no running statistics, no fused activation) is accepted only
+// when `allow_rms`: engines written before it existed keep refusing it.
+Support check_single_normalization(const graph::Graph &g, bool allow_rms = false);
 
 // The statistics-defining tensor: mean, else inv_variance / variance, else
 // scale (see graph/op_normalization.hpp).
 const graph::Tensor &normalization_stats_tensor(const graph::Graph &g, const graph::NormalizationOp &op);
+
+// The statistics' dims: those of the saved / given / running statistics when
+// the op has any; otherwise what the mode implies, since scale may broadcast
+// further than the statistics: layer and RMS norm keep dim 0 only
+// ([N,1,1,1]), instance norm dims 0 and 1 ([N,C,1,1]), batch norm the
+// scale's (or dscale's) shape ([1,C,1,1] spatial, [1,C,H,W] per-activation).
+std::vector<int64_t> normalization_stats_dims(const graph::Graph &g, const graph::NormalizationOp &op);
 
 struct NormShape {
   std::vector<int64_t> dims;   // x's

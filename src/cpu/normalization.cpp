@@ -96,12 +96,12 @@ Support check_graph(const graph::Graph &g) {
   const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
   if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
   const cudnnDataType_t ct = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  const graph::Tensor &st = normalization_stats_tensor(g, op);
+  const std::vector<int64_t> st_dims = normalization_stats_dims(g, op);
   for (int j = 0; j < kNStat; ++j) {
     if (u.stat[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(u.stat[j]);
     if (t.dtype != ct) return Support::no(cat("statistics and parameters must be ", type_info(ct).enum_name));
-    if (t.dims != st.dims) return Support::no("scale / bias broadcast differently from the statistics");
+    if (t.dims != st_dims) return Support::no("scale / bias broadcast differently from the statistics");
     if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
   }
   const NormShape s = normalization_shape(g, op);

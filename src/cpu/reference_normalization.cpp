@@ -74,6 +74,7 @@ class Plan final : public ExecutionPlan {
     const Bound mask = bind(g, pack, op.mask);
     const size_t G = static_cast<size_t>(shape.groups);
     const double M = static_cast<double>(shape.count);
+    const bool rms = op.mode == CUDNN_RMS_NORM;  // no centring: xhat = x * inv_std
     const bool relu = op.has_activation && op.activation == CUDNN_POINTWISE_RELU_FWD;
     const double clip = op.relu_upper_clip;
 
@@ -83,8 +84,10 @@ class Plan final : public ExecutionPlan {
     // Batch statistics (training, and backward without saved ones).
     std::vector<double> mu(G, 0.0), sig2(G, 0.0), istd(G, 0.0);
     auto batch_stats = [&] {
-      for (int64_t e = 0; e < n; ++e) mu[group[e]] += xs[e];
-      for (double &m : mu) m /= M;
+      if (!rms) {
+        for (int64_t e = 0; e < n; ++e) mu[group[e]] += xs[e];
+        for (double &m : mu) m /= M;
+      }
       for (int64_t e = 0; e < n; ++e) sig2[group[e]] += (xs[e] - mu[group[e]]) * (xs[e] - mu[group[e]]);
       for (size_t k = 0; k < G; ++k) {
         sig2[k] /= M;
@@ -95,7 +98,7 @@ class Plan final : public ExecutionPlan {
     if (!op.backward) {
       if (op.phase == CUDNN_NORM_FWD_INFERENCE) {
         for (size_t k = 0; k < G; ++k) {
-          mu[k] = mean.load(group_idx[k]);
+          mu[k] = rms ? 0.0 : mean.load(group_idx[k]);
           istd[k] = var.present() ? 1.0 / std::sqrt(var.load(group_idx[k]) + op.epsilon) : inv.load(group_idx[k]);
         }
       } else {
@@ -117,7 +120,7 @@ class Plan final : public ExecutionPlan {
       }
       for (int64_t e = 0; e < n; ++e) {
         const size_t k = static_cast<size_t>(group[e]);
-        double v = scale.load(idx[e]) * (xs[e] - mu[k]) * istd[k] + bias.load(idx[e]);
+        double v = scale.load(idx[e]) * (xs[e] - mu[k]) * istd[k] + (bias.present() ? bias.load(idx[e]) : 0.0);
         if (z.present()) v += z.load(idx[e]);
         double out = op.blend.alpha * norm::activate(v, relu, clip);
         if (op.blend.beta != 0.0) out += op.blend.beta * y.load(idx[e]);
@@ -128,9 +131,9 @@ class Plan final : public ExecutionPlan {
     }
 
     // Backward.
-    if (mean.present()) {
+    if (inv.present()) {
       for (size_t k = 0; k < G; ++k) {
-        mu[k] = mean.load(group_idx[k]);
+        mu[k] = rms ? 0.0 : mean.load(group_idx[k]);
         istd[k] = inv.load(group_idx[k]);
       }
     } else {
@@ -153,7 +156,7 @@ class Plan final : public ExecutionPlan {
     for (int64_t e = 0; e < n; ++e) {
       const size_t k = static_cast<size_t>(group[e]);
       const double h = scale.load(idx[e]) * gr[e];
-      double out = op.blend.alpha * istd[k] * (h - sum_h[k] / M - xhat[e] * sum_hx[k] / M);
+      double out = op.blend.alpha * istd[k] * (h - (rms ? 0.0 : sum_h[k] / M) - xhat[e] * sum_hx[k] / M);
       if (op.blend.beta != 0.0) out += op.blend.beta * dx.load(idx[e]);
       dx.store(idx[e], out);
       if (dz.present()) dz.store(idx[e], gr[e]);
@@ -191,7 +194,7 @@ class ReferenceNormalizationEngine final : public Engine {
   DeviceKind device() const override { return DeviceKind::cpu; }
   int priority() const override { return 1000; }
   bool is_reference() const override { return true; }
-  Support supports(const graph::Graph &g) const override { return check_single_normalization(g); }
+  Support supports(const graph::Graph &g) const override { return check_single_normalization(g, true); }
   std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
     return std::make_unique<Plan>(*this);
   }

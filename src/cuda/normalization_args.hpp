@@ -45,6 +45,27 @@ struct NormArgs {
   FastDivmod inner_vecs;  // rows: vectors per plane
   int64_t set_stride = 0, outer_stride = 0;
   int cols_bx = 32;       // cols: threads along the channel vectors (power of 2), 256 / cols_bx along rows
+  // Cols: the apply passes walk each part's rows last to first (L2 reuse of
+  // the rows the statistics / gradient pass read last); vectors in flight
+  // per thread in the one-tensor passes (8, or 4).
+  bool cols_reverse = true;
+  int cols_unroll = 8;
+  // Apply passes: x (dy) loads and y (dx, dz) stores evict-first in L2, so
+  // the data they touch last does not evict what they re-read.
+  bool stream_hints = true;
+  // Rows cluster kernels (training forward / backward with x, dy kept in the
+  // cluster's shared memory): largest cluster (8 portable, up to 16 on the
+  // H100), shared-memory bytes per block aimed at (KiB; forward, backward),
+  // and whether the grid is persistent (as many clusters as fit, looping
+  // over the sets) or one cluster per set.
+  int cluster_max = 8;
+  int cluster_block_kb[2] = {112, 200};
+  bool cluster_persistent = true;
+  int cluster_threads = 512;      // forward cluster blocks: 512 or 256 threads
+  int cluster_threads_bwd = 512;  // backward cluster blocks: 512 or 256 threads
+  // Programmatic dependent launch between the passes of the three-launch
+  // forms (sm_90; H100: +2-3% on the NHWC training cases).
+  bool pdl = true;
   // Persistent form (training forward and backward of the fast forms, large
   // tensors): a co-resident grid of pers_blocks blocks walks the channels in
   // pers_groups groups of pers_group channels; each block keeps its share of

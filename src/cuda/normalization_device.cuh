@@ -56,6 +56,28 @@ template <class S, int V>
 __device__ inline void stv(void *p, int64_t o, const VecPack<S, V> &v) {
   *reinterpret_cast<typename VecWord<sizeof(S) * V>::type *>(static_cast<S *>(p) + o) = v.w;
 }
+// Streaming forms (evict-first in L2): for data read or written once at the
+// end of its use, so that it does not push out of L2 what the pass still
+// re-reads (NormArgs::stream_hints).
+template <class S, int V>
+__device__ inline VecPack<S, V> ldv_cs(const void *p, int64_t o) {
+  VecPack<S, V> r;
+  r.w = __ldcs(reinterpret_cast<const typename VecWord<sizeof(S) * V>::type *>(static_cast<const S *>(p) + o));
+  return r;
+}
+template <class S, int V>
+__device__ inline void stv_cs(void *p, int64_t o, const VecPack<S, V> &v) {
+  __stcs(reinterpret_cast<typename VecWord<sizeof(S) * V>::type *>(static_cast<S *>(p) + o), v.w);
+}
+template <class S, int V>
+__device__ inline VecPack<S, V> ldv_h(const void *p, int64_t o, bool streaming) {
+  return streaming ? ldv_cs<S, V>(p, o) : ldv<S, V>(p, o);
+}
+template <class S, int V>
+__device__ inline void stv_h(void *p, int64_t o, const VecPack<S, V> &v, bool streaming) {
+  if (streaming) stv_cs<S, V>(p, o, v);
+  else stv<S, V>(p, o, v);
+}
 template <class S, class C>
 __device__ inline C cvt(S v) {
   return Storage<S>::template load<C>(v);
@@ -86,7 +108,7 @@ __device__ inline void fwd_vec(const NormArgs &a, int64_t off, const VecPack<S, 
     py.e[j] = Storage<S>::store(out);
     if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[off + j] = norm::passes(v, a.relu, clip) ? 1 : 0;
   }
-  stv<S, V>(a.data[kNY], off, py);
+  stv_h<S, V>(a.data[kNY], off, py, a.stream_hints);
 }
 
 // dx = alpha * (A*g + B*x + Cc) (+ beta * dx), dz = g for one vector.
@@ -107,8 +129,8 @@ __device__ inline void bwd_vec(const NormArgs &a, int64_t off, const VecPack<S, 
     if (beta != C(0)) out += beta * cvt<S, C>(pdx.e[j]);
     pdx.e[j] = Storage<S>::store(out);
   }
-  stv<S, V>(a.data[kNDX], off, pdx);
-  if (a.has_dz) stv<S, V>(a.data[kNDZ], off, pg);
+  stv_h<S, V>(a.data[kNDX], off, pdx, a.stream_hints);
+  if (a.has_dz) stv_h<S, V>(a.data[kNDZ], off, pg, a.stream_hints);
 }
 
 }  // namespace fdnn::cuda::normdev

@@ -6,8 +6,10 @@
 // in cuda/normalization_kernels.cu.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <variant>
 
 #include "core/dtype.hpp"
@@ -47,12 +49,12 @@ Support check_graph(const graph::Graph &g) {
       return Support::no("data tensors differ in type");
   const cudnnDataType_t ct = x.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   if (normalization_computes_in_double(op) != (ct == CUDNN_DATA_DOUBLE)) return Support::no("compute type does not fit x");
-  const graph::Tensor &st = normalization_stats_tensor(g, op);
+  const std::vector<int64_t> st_dims = normalization_stats_dims(g, op);
   for (int j = 0; j < kNormStats; ++j) {
     if (u.stat[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(u.stat[j]);
     if (t.dtype != ct) return Support::no(cat("statistics and parameters must be ", type_info(ct).enum_name));
-    if (t.dims != st.dims) return Support::no("scale / bias broadcast differently from the statistics");
+    if (t.dims != st_dims) return Support::no("scale / bias broadcast differently from the statistics");
   }
   const NormShape s = normalization_shape(g, op);
   if (s.groups >= (int64_t{1} << 31) || s.count >= (int64_t{1} << 31))
@@ -111,6 +113,53 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
     a.chunk = (a.count + splits - 1) / splits;
   }
   a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
+}
+
+// FREEDNN_NORM_TUNE (for measurements; unset: the defaults of NormArgs),
+// comma-separated: "norev" (cols apply passes walk rows forwards), "nocs"
+// (plain loads and stores in the apply passes), "u4" (4 vectors in flight
+// in the one-tensor cols passes), "nopers" (one cluster per set), "ct256" /
+// "bct256" (256-thread forward / backward cluster blocks), "pdl" / "nopdl",
+// "cmax=N" (largest cluster, up to 16; 0: no cluster kernels), "fwdkb=N" /
+// "bwdkb=N" (KiB of shared memory per cluster block).
+void apply_tuning(NormArgs &a) {
+  static const NormArgs tuned = [] {
+    NormArgs t;
+    const char *e = std::getenv("FREEDNN_NORM_TUNE");
+    std::string s = e ? e : "";
+    size_t pos = 0;
+    while (pos < s.size()) {
+      size_t end = s.find(',', pos);
+      if (end == std::string::npos) end = s.size();
+      const std::string tok = s.substr(pos, end - pos);
+      pos = end + 1;
+      const size_t eq = tok.find('=');
+      const std::string key = tok.substr(0, eq);
+      const int val = eq == std::string::npos ? 0 : std::atoi(tok.c_str() + eq + 1);
+      if (key == "norev") t.cols_reverse = false;
+      else if (key == "u4") t.cols_unroll = 4;
+      else if (key == "nocs") t.stream_hints = false;
+      else if (key == "nopers") t.cluster_persistent = false;
+      else if (key == "ct256") t.cluster_threads = 256;
+      else if (key == "bct256") t.cluster_threads_bwd = 256;
+      else if (key == "pdl") t.pdl = true;
+      else if (key == "nopdl") t.pdl = false;
+      else if (key == "cmax") t.cluster_max = std::min(val, 16);
+      else if (key == "fwdkb" && val > 0) t.cluster_block_kb[0] = val;
+      else if (key == "bwdkb" && val > 0) t.cluster_block_kb[1] = val;
+    }
+    return t;
+  }();
+  a.cols_reverse = tuned.cols_reverse;
+  a.cols_unroll = tuned.cols_unroll;
+  a.stream_hints = tuned.stream_hints;
+  a.cluster_persistent = tuned.cluster_persistent;
+  a.cluster_threads = tuned.cluster_threads;
+  a.cluster_threads_bwd = tuned.cluster_threads_bwd;
+  a.pdl = tuned.pdl;
+  a.cluster_max = tuned.cluster_max;
+  a.cluster_block_kb[0] = tuned.cluster_block_kb[0];
+  a.cluster_block_kb[1] = tuned.cluster_block_kb[1];
 }
 
 NormArgs make_geometry(const graph::Graph &g) {
@@ -193,6 +242,7 @@ NormArgs make_geometry(const graph::Graph &g) {
   a.splits = static_cast<int>((a.count + a.chunk - 1) / a.chunk);
   if (a.splits < 1) a.splits = 1;
   choose_fast_path(a, u);
+  apply_tuning(a);
   plan_normalization_persistent(a);
   return a;
 }

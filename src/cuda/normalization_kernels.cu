@@ -14,6 +14,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "core/normalization_support.hpp"
 #include "cuda/cuda_util.hpp"
@@ -27,6 +30,22 @@ namespace {
 using namespace normdev;
 
 constexpr int kBX = 32, kBY = 8;  // block shape
+
+// Programmatic dependent launch (sm_90; NormArgs::pdl): a kernel launched
+// with the attribute may start while its predecessor in the stream drains;
+// pdl_wait() returns once the predecessor has completed and its writes are
+// visible (at once when launched without it), pdl_trigger() lets the
+// successor launch early. Both are no-ops before sm_90.
+__device__ inline void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ inline void pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
 
 template <class C>
 struct Ws {
@@ -217,6 +236,8 @@ __global__ void grad_partial(NormArgs a, Ws<C> ws) {
 // lanes combine in a fixed tree (deterministic); lane 0 finishes.
 template <class C>
 __global__ void forward_finalize(NormArgs a, Ws<C> ws) {
+  pdl_wait();
+  pdl_trigger();
   const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (k64 >= a.groups) return;  // the whole warp
@@ -266,6 +287,8 @@ __global__ void forward_finalize(NormArgs a, Ws<C> ws) {
 
 template <class C>
 __global__ void grad_finalize(NormArgs a, Ws<C> ws) {
+  pdl_wait();
+  pdl_trigger();
   const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (k64 >= a.groups) return;
@@ -389,6 +412,7 @@ __device__ inline RowsBlock rows_block(const NormArgs &a, bool reverse) {
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) rows_stats(NormArgs a, Ws<C> ws) {
+  pdl_trigger();
   const RowsBlock b = rows_block<V>(a, false);
   const S *x = static_cast<const S *>(a.data[kNX]) + b.base;
   const C shift = cvt<S, C>(x[0]);  // shifted sums: no cancellation when the mean is far from 0
@@ -419,6 +443,8 @@ __global__ void __launch_bounds__(kFastThreads) rows_stats(NormArgs a, Ws<C> ws)
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) rows_grad(NormArgs a, Ws<C> ws) {
+  pdl_wait();
+  pdl_trigger();
   const RowsBlock b = rows_block<V>(a, false);
   const C mean = ws.mean[b.k];
   C sg = 0, sgx = 0;
@@ -452,6 +478,7 @@ __global__ void __launch_bounds__(kFastThreads) rows_grad(NormArgs a, Ws<C> ws) 
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) rows_fwd_apply(NormArgs a, Ws<C> ws) {
+  pdl_wait();
   const RowsBlock b = rows_block<V>(a, true);
   C ca[V], cb[V];
 #pragma unroll
@@ -466,7 +493,7 @@ __global__ void __launch_bounds__(kFastThreads) rows_fwd_apply(NormArgs a, Ws<C>
     for (int u = 0; u < kUnroll; ++u)
       if (v0 + u * kFastThreads < b.ve) {
         off[u] = b.base + rows_offset<V>(a, v0 + u * kFastThreads);
-        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+        px[u] = ldv_h<S, V>(a.data[kNX], off[u], a.stream_hints);
       }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -476,6 +503,7 @@ __global__ void __launch_bounds__(kFastThreads) rows_fwd_apply(NormArgs a, Ws<C>
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) rows_bwd_apply(NormArgs a, Ws<C> ws) {
+  pdl_wait();
   const RowsBlock b = rows_block<V>(a, true);
   C A[V], B[V], Cc[V];
 #pragma unroll
@@ -491,8 +519,8 @@ __global__ void __launch_bounds__(kFastThreads) rows_bwd_apply(NormArgs a, Ws<C>
     for (int u = 0; u < kUnroll; ++u)
       if (v0 + u * kFastThreads < b.ve) {
         off[u] = b.base + rows_offset<V>(a, v0 + u * kFastThreads);
-        px[u] = ldv<S, V>(a.data[kNX], off[u]);
-        pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+        px[u] = ldv_h<S, V>(a.data[kNX], off[u], a.stream_hints);
+        pg[u] = ldv_h<S, V>(a.data[kNDY], off[u], a.stream_hints);
       }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -551,8 +579,9 @@ __device__ inline void cols_sum2(const NormArgs &a, C (&x)[V], C (&y)[V], C &tx_
     }
 }
 
-template <class S, class C, int V>
+template <class S, class C, int V, int U>
 __global__ void __launch_bounds__(kFastThreads) cols_stats(NormArgs a, Ws<C> ws) {
+  pdl_trigger();
   const ColsBlock b = cols_block<V>(a, false);
   C s[V], q[V], shift[V];
 #pragma unroll
@@ -562,13 +591,13 @@ __global__ void __launch_bounds__(kFastThreads) cols_stats(NormArgs a, Ws<C> ws)
 #pragma unroll
     for (int j = 0; j < V; ++j) shift[j] = cvt<S, C>(p0.e[j]);
     const int64_t step = b.by;
-    for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
-      VecPack<S, V> p[kUnroll];
+    for (int64_t r0 = b.rb; r0 < b.re; r0 += U * step) {
+      VecPack<S, V> p[U];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < U; ++u)
         if (r0 + u * step < b.re) p[u] = ldv<S, V>(a.data[kNX], (r0 + u * step) * a.outer_stride + b.c0);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < U; ++u)
         if (r0 + u * step < b.re)
 #pragma unroll
           for (int j = 0; j < V; ++j) {
@@ -593,6 +622,8 @@ __global__ void __launch_bounds__(kFastThreads) cols_stats(NormArgs a, Ws<C> ws)
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) cols_grad(NormArgs a, Ws<C> ws) {
+  pdl_wait();
+  pdl_trigger();
   const ColsBlock b = cols_block<V>(a, false);
   C sg[V], sgx[V], mean[V];
 #pragma unroll
@@ -633,8 +664,12 @@ __global__ void __launch_bounds__(kFastThreads) cols_grad(NormArgs a, Ws<C> ws) 
   }
 }
 
-template <class S, class C, int V>
+// The apply passes walk each part's rows backwards when a.cols_reverse is
+// set: the statistics (gradient) pass read them forwards with the same grid
+// resident at once, so the rows it read last, still in L2, come first.
+template <class S, class C, int V, int U>
 __global__ void __launch_bounds__(kFastThreads) cols_fwd_apply(NormArgs a, Ws<C> ws) {
+  pdl_wait();
   const ColsBlock b = cols_block<V>(a, true);
   if (!b.active) return;
   C ca[V], cb[V];
@@ -643,24 +678,27 @@ __global__ void __launch_bounds__(kFastThreads) cols_fwd_apply(NormArgs a, Ws<C>
     ca[j] = ws.ca[b.c0 + j];
     cb[j] = ws.cb[b.c0 + j];
   }
-  const int64_t step = b.by;
-  for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
-    VecPack<S, V> px[kUnroll];
-    int64_t off[kUnroll];
+  const int64_t step = b.by, first = b.rb - b.ty, n = b.re - first;
+  const bool rev = a.cols_reverse;
+  for (int64_t i0 = b.ty; i0 < n; i0 += U * step) {
+    VecPack<S, V> px[U];
+    int64_t off[U];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (r0 + u * step < b.re) {
-        off[u] = (r0 + u * step) * a.outer_stride + b.c0;
-        px[u] = ldv<S, V>(a.data[kNX], off[u]);
+    for (int u = 0; u < U; ++u)
+      if (i0 + u * step < n) {
+        const int64_t r = rev ? b.re - 1 - (i0 + u * step) : first + i0 + u * step;
+        off[u] = r * a.outer_stride + b.c0;
+        px[u] = ldv_h<S, V>(a.data[kNX], off[u], a.stream_hints);
       }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (r0 + u * step < b.re) fwd_vec<S, C, V>(a, off[u], px[u], ca, cb);
+    for (int u = 0; u < U; ++u)
+      if (i0 + u * step < n) fwd_vec<S, C, V>(a, off[u], px[u], ca, cb);
   }
 }
 
 template <class S, class C, int V>
 __global__ void __launch_bounds__(kFastThreads) cols_bwd_apply(NormArgs a, Ws<C> ws) {
+  pdl_wait();
   const ColsBlock b = cols_block<V>(a, true);
   if (!b.active) return;
   C A[V], B[V], Cc[V];
@@ -670,20 +708,22 @@ __global__ void __launch_bounds__(kFastThreads) cols_bwd_apply(NormArgs a, Ws<C>
     B[j] = ws.cb[b.c0 + j];
     Cc[j] = ws.cc[b.c0 + j];
   }
-  const int64_t step = b.by;
-  for (int64_t r0 = b.rb; r0 < b.re; r0 += kUnroll * step) {
+  const int64_t step = b.by, first = b.rb - b.ty, n = b.re - first;
+  const bool rev = a.cols_reverse;
+  for (int64_t i0 = b.ty; i0 < n; i0 += kUnroll * step) {
     VecPack<S, V> px[kUnroll], pg[kUnroll];
     int64_t off[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (r0 + u * step < b.re) {
-        off[u] = (r0 + u * step) * a.outer_stride + b.c0;
-        px[u] = ldv<S, V>(a.data[kNX], off[u]);
-        pg[u] = ldv<S, V>(a.data[kNDY], off[u]);
+      if (i0 + u * step < n) {
+        const int64_t r = rev ? b.re - 1 - (i0 + u * step) : first + i0 + u * step;
+        off[u] = r * a.outer_stride + b.c0;
+        px[u] = ldv_h<S, V>(a.data[kNX], off[u], a.stream_hints);
+        pg[u] = ldv_h<S, V>(a.data[kNDY], off[u], a.stream_hints);
       }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (r0 + u * step < b.re) bwd_vec<S, C, V>(a, off[u], px[u], pg[u], A, B, Cc);
+      if (i0 + u * step < n) bwd_vec<S, C, V>(a, off[u], px[u], pg[u], A, B, Cc);
   }
 }
 
@@ -691,108 +731,122 @@ __global__ void __launch_bounds__(kFastThreads) cols_bwd_apply(NormArgs a, Ws<C>
 // the set's vectors are split over the cluster's blocks, each keeps its
 // share in shared memory, so x is read from device memory once (the
 // two-pass kernels read it twice). Block sums are combined over the cluster
-// through distributed shared memory, in rank order (deterministic); every
-// block computes the same coefficients, rank 0 writes the statistics.
-constexpr int kClusterThreads = 512, kMaxCluster = 8;
-
-template <class S, class C, int V>
-__global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a) {
+// through distributed shared memory in a fixed shuffle tree (deterministic);
+// every block computes the same coefficients, rank 0 writes the statistics.
+// T threads per block; 1024 / T blocks per multiprocessor must fit (at most
+// 64 registers).
+template <class S, class C, int V, int T>
+__global__ void __launch_bounds__(T, 1024 / T) rows_train_cluster(NormArgs a) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters exist from sm_90 on
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   extern __shared__ uint4 cluster_cache[];
   VecPack<S, V> *cache = reinterpret_cast<VecPack<S, V> *>(cluster_cache);
-  __shared__ C red[2][kClusterThreads / 32];
+  __shared__ C red[2][T / 32];
   __shared__ C part[2];
   __shared__ C coef[2];
   const unsigned cs = cluster.num_blocks(), rank = cluster.block_rank();
-  const uint32_t k = blockIdx.y;
-  const int64_t base = static_cast<int64_t>(k) * a.set_stride;
-  const uint32_t nv = static_cast<uint32_t>(a.count / V);
-  const uint32_t per = (nv + cs - 1) / cs;
-  const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
-  const S *x = static_cast<const S *>(a.data[kNX]) + base;
-  const C shift = cvt<S, C>(x[0]);
-  C s = 0, q = 0;
-  constexpr int U = 8;
-  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
-    VecPack<S, V> p[U];
+  // Persistent over the sets: cluster y takes sets y, y + gridDim.y, ... The
+  // two cluster barriers of a set also order the reuse of part / coef / red
+  // by the next one; each thread reads back only cache entries it wrote.
+  for (uint32_t k = blockIdx.y; k < static_cast<uint32_t>(a.groups); k += gridDim.y) {
+    const int64_t base = static_cast<int64_t>(k) * a.set_stride;
+    const uint32_t nv = static_cast<uint32_t>(a.count / V);
+    const uint32_t per = (nv + cs - 1) / cs;
+    const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
+    const S *x = static_cast<const S *>(a.data[kNX]) + base;
+    const C shift = cvt<S, C>(x[0]);
+    C s = 0, q = 0;
+    constexpr int U = 8;
+    for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * T) {
+      VecPack<S, V> p[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (v0 + u * kClusterThreads < ve) p[u] = ldv<S, V>(x, rows_offset<V>(a, v0 + u * kClusterThreads));
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * T < ve) p[u] = ldv_h<S, V>(x, rows_offset<V>(a, v0 + u * T), a.stream_hints);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (v0 + u * kClusterThreads < ve) {
-        cache[v0 + u * kClusterThreads - vb] = p[u];
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * T < ve) {
+          cache[v0 + u * T - vb] = p[u];
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const C d = cvt<S, C>(p[u].e[j]) - shift;
-          s += d;
-          q += d * d;
+          for (int j = 0; j < V; ++j) {
+            const C d = cvt<S, C>(p[u].e[j]) - shift;
+            s += d;
+            q += d * d;
+          }
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+      s += __shfl_down_sync(0xffffffffu, s, off);
+      q += __shfl_down_sync(0xffffffffu, q, off);
+    }
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0) {
+      red[0][warp] = s;
+      red[1][warp] = q;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < T / 32; ++w) {
+        s += red[0][w];
+        q += red[1][w];
+      }
+      part[0] = s;
+      part[1] = q;
+    }
+    C scale = 0, bias = 0;
+    if (threadIdx.x == 0) {  // in flight during the cluster barrier
+      scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
+      bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
+    }
+    cluster.sync();  // every block's part is written
+    if (threadIdx.x < 32) {
+      // Lane r reads block r's part; a fixed shuffle tree adds them.
+      C ts = 0, tq = 0;
+      if (threadIdx.x < cs) {
+        const C *pr = cluster.map_shared_rank(part, threadIdx.x);
+        ts = pr[0];
+        tq = pr[1];
+      }
+      for (int o = 16; o > 0; o >>= 1) {
+        ts += __shfl_down_sync(0xffffffffu, ts, o);
+        tq += __shfl_down_sync(0xffffffffu, tq, o);
+      }
+      if (threadIdx.x == 0) {
+        const C n = C(a.count);
+        const C dm = ts / n;
+        const C mean = shift + dm;
+        const C var = max(tq / n - dm * dm, C(0));
+        const C inv = C(1) / sqrt(var + C(a.epsilon));
+        coef[0] = scale * inv;
+        coef[1] = bias - mean * scale * inv;
+        if (rank == 0) {
+          if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
+          if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
+          const C f = C(a.factor);
+          if (a.stat[kSRmIn]) {
+            const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
+            static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
+          }
+          if (a.stat[kSRvIn]) {
+            const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
+            static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
+          }
         }
       }
-  }
-  for (int off = 16; off > 0; off >>= 1) {
-    s += __shfl_down_sync(0xffffffffu, s, off);
-    q += __shfl_down_sync(0xffffffffu, q, off);
-  }
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  if (lane == 0) {
-    red[0][warp] = s;
-    red[1][warp] = q;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kClusterThreads / 32; ++w) {
-      s += red[0][w];
-      q += red[1][w];
     }
-    part[0] = s;
-    part[1] = q;
-  }
-  cluster.sync();  // every block's part is written
-  if (threadIdx.x == 0) {
-    C ts = 0, tq = 0;
-    for (unsigned r = 0; r < cs; ++r) {
-      const C *pr = cluster.map_shared_rank(part, r);
-      ts += pr[0];
-      tq += pr[1];
-    }
-    const C n = C(a.count);
-    const C dm = ts / n;
-    const C mean = shift + dm;
-    const C var = max(tq / n - dm * dm, C(0));
-    const C inv = C(1) / sqrt(var + C(a.epsilon));
-    const C scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
-    const C bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
-    coef[0] = scale * inv;
-    coef[1] = bias - mean * scale * inv;
-    if (rank == 0) {
-      if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
-      if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
-      const C f = C(a.factor);
-      if (a.stat[kSRmIn]) {
-        const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-        static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
-      }
-      if (a.stat[kSRvIn]) {
-        const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
-        static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
-      }
-    }
-  }
-  cluster.sync();  // the parts were read (peers may exit) and coef is set
-  C ca[V], cb[V];
+    cluster.sync();  // the parts were read (peers may exit) and coef is set
+    C ca[V], cb[V];
 #pragma unroll
-  for (int j = 0; j < V; ++j) {
-    ca[j] = coef[0];
-    cb[j] = coef[1];
-  }
-  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
+    for (int j = 0; j < V; ++j) {
+      ca[j] = coef[0];
+      cb[j] = coef[1];
+    }
+    for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * T) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const uint32_t v = v0 + u * kClusterThreads;
-      if (v < ve) fwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cache[v - vb], ca, cb);
+      for (int u = 0; u < U; ++u) {
+        const uint32_t v = v0 + u * T;
+        if (v < ve) fwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cache[v - vb], ca, cb);
+      }
     }
   }
 #else
@@ -803,8 +857,9 @@ __global__ void __launch_bounds__(kClusterThreads) rows_train_cluster(NormArgs a
 // Backward of the rows form with a cluster per set: x and dy of the set are
 // kept in the cluster's shared memory between the sums and dx, so each is
 // read from device memory once.
-template <class S, class C, int V>
-__global__ void __launch_bounds__(kClusterThreads) rows_backward_cluster(NormArgs a) {
+// T threads per block (512: one block per multiprocessor; 256: two).
+template <class S, class C, int V, int T>
+__global__ void __launch_bounds__(T, 512 / T) rows_backward_cluster(NormArgs a) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters exist from sm_90 on
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
@@ -814,131 +869,201 @@ __global__ void __launch_bounds__(kClusterThreads) rows_backward_cluster(NormArg
   const uint32_t per = (nv + cs - 1) / cs;
   VecPack<S, V> *cx = reinterpret_cast<VecPack<S, V> *>(cluster_cache);
   VecPack<S, V> *cg_ = cx + per;
-  __shared__ C red[4][kClusterThreads / 32];
+  __shared__ C red[4][T / 32];
   __shared__ C part[4];
   __shared__ C coef[3];
-  const uint32_t k = blockIdx.y;
-  const int64_t base = static_cast<int64_t>(k) * a.set_stride;
-  const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
-  const S *x = static_cast<const S *>(a.data[kNX]) + base;
-  const S *dy = static_cast<const S *>(a.data[kNDY]) + base;
-  const C shift = cvt<S, C>(x[0]);
-  C acc[4] = {0, 0, 0, 0};  // sum (x - shift), sum (x - shift)^2, sum g, sum g (x - shift)
-  constexpr int U = 4;
-  for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * kClusterThreads) {
-    VecPack<S, V> px[U], pg[U];
-    int64_t off[U];
+  // Persistent over the sets: cluster y takes sets y, y + gridDim.y, ... The
+  // two cluster barriers of a set also order the reuse of part / coef / red
+  // by the next one; each thread reads back only cache entries it wrote.
+  for (uint32_t k = blockIdx.y; k < static_cast<uint32_t>(a.groups); k += gridDim.y) {
+    const int64_t base = static_cast<int64_t>(k) * a.set_stride;
+    const uint32_t vb = min(nv, rank * per), ve = min(nv, vb + per);
+    const S *x = static_cast<const S *>(a.data[kNX]) + base;
+    const S *dy = static_cast<const S *>(a.data[kNDY]) + base;
+    const C shift = cvt<S, C>(x[0]);
+    C acc[4] = {0, 0, 0, 0};  // sum (x - shift), sum (x - shift)^2, sum g, sum g (x - shift)
+    constexpr int U = 4;
+    for (uint32_t v0 = vb + threadIdx.x; v0 < ve; v0 += U * T) {
+      VecPack<S, V> px[U], pg[U];
+      int64_t off[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (v0 + u * kClusterThreads < ve) {
-        off[u] = rows_offset<V>(a, v0 + u * kClusterThreads);
-        px[u] = ldv<S, V>(x, off[u]);
-        pg[u] = ldv<S, V>(dy, off[u]);
-      }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (v0 + u * kClusterThreads < ve) {
-        cx[v0 + u * kClusterThreads - vb] = px[u];
-        cg_[v0 + u * kClusterThreads - vb] = pg[u];
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          const C d = cvt<S, C>(px[u].e[j]) - shift;
-          C g = cvt<S, C>(pg[u].e[j]);
-          if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[base + off[u] + j] == 0) g = C(0);
-          acc[0] += d;
-          acc[1] += d * d;
-          acc[2] += g;
-          acc[3] += g * d;
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * T < ve) {
+          off[u] = rows_offset<V>(a, v0 + u * T);
+          px[u] = ldv_h<S, V>(x, off[u], a.stream_hints);
+          pg[u] = ldv_h<S, V>(dy, off[u], a.stream_hints);
         }
-      }
-  }
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-    for (int o = 16; o > 0; o >>= 1) acc[i] += __shfl_down_sync(0xffffffffu, acc[i], o);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  if (lane == 0)
+      for (int u = 0; u < U; ++u)
+        if (v0 + u * T < ve) {
+          cx[v0 + u * T - vb] = px[u];
+          cg_[v0 + u * T - vb] = pg[u];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) red[i][warp] = acc[i];
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kClusterThreads / 32; ++w)
+          for (int j = 0; j < V; ++j) {
+            const C d = cvt<S, C>(px[u].e[j]) - shift;
+            C g = cvt<S, C>(pg[u].e[j]);
+            if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[base + off[u] + j] == 0) g = C(0);
+            acc[0] += d;
+            acc[1] += d * d;
+            acc[2] += g;
+            acc[3] += g * d;
+          }
+        }
+    }
 #pragma unroll
-      for (int i = 0; i < 4; ++i) acc[i] += red[i][w];
+    for (int i = 0; i < 4; ++i)
+      for (int o = 16; o > 0; o >>= 1) acc[i] += __shfl_down_sync(0xffffffffu, acc[i], o);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (lane == 0)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) part[i] = acc[i];
-  }
-  cluster.sync();
-  if (threadIdx.x == 0) {
+      for (int i = 0; i < 4; ++i) red[i][warp] = acc[i];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < T / 32; ++w)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[i] += red[i][w];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) part[i] = acc[i];
+    }
+    cluster.sync();
     C t[4] = {0, 0, 0, 0};
-    for (unsigned r = 0; r < cs; ++r) {
-      const C *pr = cluster.map_shared_rank(part, r);
+    if (threadIdx.x < 32) {
+      // Lane r reads block r's part; a fixed shuffle tree adds them.
+      if (threadIdx.x < cs) {
+        const C *pr = cluster.map_shared_rank(part, threadIdx.x);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) t[i] += pr[i];
-    }
-    const C m = C(a.count);
-    C mean, inv;
-    if (a.stats_given) {
-      mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
-      if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
-      else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
-    } else {
-      const C dm = t[0] / m;
-      mean = shift + dm;
-      inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
-    }
-    const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
-    const C dscale = sgx * inv, dbias = sg;
-    if (rank == 0) {
-      C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
-      C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
-      const C ap = C(a.alpha_p), bp = C(a.beta_p);
-      *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
-      *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
-    }
-    const C A = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)) * inv;
-    const C B = -A * inv * dscale / m;
-    coef[0] = A;
-    coef[1] = B;
-    coef[2] = -A * dbias / m - B * mean;
-  }
-  cluster.sync();
-  C A[V], B[V], Cc[V];
+        for (int i = 0; i < 4; ++i) t[i] = pr[i];
+      }
 #pragma unroll
-  for (int j = 0; j < V; ++j) {
-    A[j] = coef[0];
-    B[j] = coef[1];
-    Cc[j] = coef[2];
+      for (int i = 0; i < 4; ++i)
+        for (int o = 16; o > 0; o >>= 1) t[i] += __shfl_down_sync(0xffffffffu, t[i], o);
+    }
+    if (threadIdx.x == 0) {
+      const C m = C(a.count);
+      C mean, inv;
+      if (a.stats_given) {
+        mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
+        if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
+        else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
+      } else {
+        const C dm = t[0] / m;
+        mean = shift + dm;
+        inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
+      }
+      const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
+      const C dscale = sgx * inv, dbias = sg;
+      if (rank == 0) {
+        C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
+        C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
+        const C ap = C(a.alpha_p), bp = C(a.beta_p);
+        *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
+        *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
+      }
+      const C A = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)) * inv;
+      const C B = -A * inv * dscale / m;
+      coef[0] = A;
+      coef[1] = B;
+      coef[2] = -A * dbias / m - B * mean;
+    }
+    cluster.sync();
+    C A[V], B[V], Cc[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      A[j] = coef[0];
+      B[j] = coef[1];
+      Cc[j] = coef[2];
+    }
+    for (uint32_t v = vb + threadIdx.x; v < ve; v += T)
+      bwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cx[v - vb], cg_[v - vb], A, B, Cc);
   }
-  for (uint32_t v = vb + threadIdx.x; v < ve; v += kClusterThreads)
-    bwd_vec<S, C, V>(a, base + rows_offset<V>(a, v), cx[v - vb], cg_[v - vb], A, B, Cc);
 #else
   __trap();  // never launched: try_rows_cluster finds no cluster support
 #endif
 }
 
+// Clusters of `cs` blocks with `smem` bytes each of `kernel` that can be
+// resident at once on the current device (0: none). The driver's answer and
+// the kernel's shared-memory attributes are set once per (device, kernel,
+// shape): the query costs more host time than the launch.
+int cluster_slots(const void *kernel, int cs, int threads, size_t smem) {
+  struct Entry {
+    int device;
+    const void *kernel;
+    int cs;
+    size_t smem;
+    int clusters;
+  };
+  static std::mutex mu;
+  static std::vector<Entry> cache;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  for (const Entry &e : cache)
+    if (e.device == device && e.kernel == kernel && e.cs == cs && e.smem == smem) return e.clusters;
+  int clusters = 0;
+  bool ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) == cudaSuccess;
+  if (ok && cs > 8) ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+  if (ok) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(static_cast<unsigned>(cs), 1);
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(cs);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) clusters = 0;
+  }
+  if (!ok || clusters < 1) {
+    cudaGetLastError();
+    clusters = 0;
+  }
+  // A later call with a smaller cluster must not run with a smaller limit
+  // than an earlier, larger one set: each shape keeps its own entry, and
+  // the attribute only grows.
+  size_t top = smem;
+  for (const Entry &e : cache)
+    if (e.device == device && e.kernel == kernel) top = std::max(top, e.smem);
+  if (top != smem) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(top));
+  cudaGetLastError();
+  cache.push_back({device, kernel, cs, smem, clusters});
+  return clusters;
+}
+
 // Launches rows_train_cluster (forward training) or rows_backward_cluster
 // when the set's cached tensors fit in the shared memory of a cluster of at
-// most kMaxCluster blocks and the GPU can run such clusters.
+// most a.cluster_max blocks and the GPU can run such clusters. The grid is
+// as many clusters as can be resident (at most one per set): each walks
+// the sets y, y + grid, ... so no cluster waits for a free group of
+// multiprocessors, and a block's stores of one set overlap its loads of
+// the next.
 template <class S, class C, int V>
 bool try_rows_cluster(const NormArgs &a, cudaStream_t stream) {
-  if (a.fast != kFastRows || a.groups > 65535) return false;
+  if (a.fast != kFastRows || a.groups > 65535 || a.cluster_max < 1) return false;
   if (!a.backward && a.stats_given) return false;  // inference: one pass already
   const int cached = a.backward ? 2 : 1;           // x (and dy)
   const int64_t bytes = a.count * static_cast<int64_t>(sizeof(S)) * cached;
-  // Forward: two blocks per multiprocessor; backward: one.
-  const int64_t per_block = a.backward ? 200 * 1024 : 112 * 1024;
+  // Forward: two blocks per multiprocessor; backward: one (a.cluster_block_kb).
+  const int64_t per_block = int64_t{a.backward ? a.cluster_block_kb[1] : a.cluster_block_kb[0]} * 1024;
   const int64_t cs = std::max<int64_t>(1, (bytes + per_block - 1) / per_block);
-  if (cs > kMaxCluster) return false;
+  if (cs > a.cluster_max) return false;
   const int64_t nv = a.count / V;
   const size_t smem = static_cast<size_t>((nv + cs - 1) / cs) * sizeof(VecPack<S, V>) * cached;
-  auto kernel = a.backward ? rows_backward_cluster<S, C, V> : rows_train_cluster<S, C, V>;
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
+  const int threads = (a.backward ? a.cluster_threads_bwd : a.cluster_threads) == 256 ? 256 : 512;
+  auto kernel = a.backward ? (threads == 256 ? rows_backward_cluster<S, C, V, 256> : rows_backward_cluster<S, C, V, 512>)
+                           : (threads == 256 ? rows_train_cluster<S, C, V, 256> : rows_train_cluster<S, C, V, 512>);
+  const int slots = cluster_slots(reinterpret_cast<const void *>(kernel), static_cast<int>(cs), threads, smem);
+  if (slots < 1) return false;
+  const int64_t clusters = a.cluster_persistent ? std::min<int64_t>(a.groups, slots) : a.groups;
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(cs), static_cast<unsigned>(a.groups));
-  cfg.blockDim = dim3(kClusterThreads);
+  cfg.gridDim = dim3(static_cast<unsigned>(cs), static_cast<unsigned>(clusters));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
   cfg.dynamicSmemBytes = smem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
@@ -948,11 +1073,6 @@ bool try_rows_cluster(const NormArgs &a, cudaStream_t stream) {
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters < 1) {
-    cudaGetLastError();
-    return false;
-  }
   check_cuda(cudaLaunchKernelEx(&cfg, kernel, a), "normalization rows cluster kernel");
   check_launch("normalization rows cluster kernel");
   return true;
@@ -962,6 +1082,45 @@ bool aligned16(const NormArgs &a) {
   for (int j = 0; j < kNormData; ++j)
     if (j != kNMask && a.data[j] != nullptr && reinterpret_cast<uintptr_t>(a.data[j]) % 16 != 0) return false;
   return true;
+}
+
+bool pdl_supported() {
+  static std::mutex mu;
+  static std::vector<std::pair<int, bool>> known;  // (device, compute capability >= 9)
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto &e : known)
+    if (e.first == device) return e.second;
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) cudaGetLastError();
+  known.emplace_back(device, major >= 9);
+  return major >= 9;
+}
+
+// Launches kernel k, as a programmatic dependent of the previous kernel in
+// the stream when `pdl` (the kernel calls pdl_wait before reading what that
+// kernel wrote).
+template <class... P, class... A>
+void launch_dep(bool pdl, void (*k)(P...), dim3 grid, unsigned threads, size_t shared, cudaStream_t s, const char *what,
+                A &&...args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = shared;
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  if (pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  check_cuda(cudaLaunchKernelEx(&cfg, k, std::forward<A>(args)...), what);
+  check_launch(what);
 }
 
 // The vectorised passes; false when the generic kernels must run instead.
@@ -977,27 +1136,29 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
                                 static_cast<unsigned>(a.splits));
   if (try_rows_cluster<S, C, V>(a, s)) return true;
   const size_t shared = rows ? 0 : 2 * static_cast<size_t>(kFastThreads) * V * sizeof(C);
+  const bool pdl = a.pdl && pdl_supported();  // not for the first kernel: it reads what came before the call
+  const dim3 fin(fin_blocks);
+  bool dep = false;  // a kernel of this call came before
   if (!a.stats_given) {
     if (rows) rows_stats<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-    else cols_stats<S, C, V><<<grid, kFastThreads, shared, s>>>(a, ws);
+    else if (a.cols_unroll >= 8) cols_stats<S, C, V, 8><<<grid, kFastThreads, shared, s>>>(a, ws);
+    else cols_stats<S, C, V, kUnroll><<<grid, kFastThreads, shared, s>>>(a, ws);
     check_launch("normalization stats (vectorised)");
+    dep = true;
   }
-  forward_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
-  check_launch("normalization forward_finalize");
+  launch_dep(pdl && dep, forward_finalize<C>, fin, 128, 0, s, "normalization forward_finalize", a, ws);
   if (!a.backward) {
-    if (rows) rows_fwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-    else cols_fwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-    check_launch("normalization forward apply (vectorised)");
+    if (rows) launch_dep(pdl, rows_fwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization forward apply", a, ws);
+    else if (a.cols_unroll >= 8)
+      launch_dep(pdl, cols_fwd_apply<S, C, V, 8>, grid, kFastThreads, 0, s, "normalization forward apply", a, ws);
+    else launch_dep(pdl, cols_fwd_apply<S, C, V, kUnroll>, grid, kFastThreads, 0, s, "normalization forward apply", a, ws);
     return true;
   }
-  if (rows) rows_grad<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-  else cols_grad<S, C, V><<<grid, kFastThreads, shared, s>>>(a, ws);
-  check_launch("normalization grad (vectorised)");
-  grad_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
-  check_launch("normalization grad_finalize");
-  if (rows) rows_bwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-  else cols_bwd_apply<S, C, V><<<grid, kFastThreads, 0, s>>>(a, ws);
-  check_launch("normalization backward apply (vectorised)");
+  if (rows) launch_dep(pdl, rows_grad<S, C, V>, grid, kFastThreads, 0, s, "normalization grad", a, ws);
+  else launch_dep(pdl, cols_grad<S, C, V>, grid, kFastThreads, shared, s, "normalization grad", a, ws);
+  launch_dep(pdl, grad_finalize<C>, fin, 128, 0, s, "normalization grad_finalize", a, ws);
+  if (rows) launch_dep(pdl, rows_bwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization backward apply", a, ws);
+  else launch_dep(pdl, cols_bwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization backward apply", a, ws);
   return true;
 }
 
@@ -1036,9 +1197,9 @@ int cols_blocks_per_sm() {
   auto take = [&](const void *f, size_t sh) {
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, kFastThreads, sh) == cudaSuccess && n > 0) best = std::min(best, n);
   };
-  take(reinterpret_cast<const void *>(cols_stats<S, C, V>), shared);
+  take(reinterpret_cast<const void *>(cols_stats<S, C, V, 8>), shared);
   take(reinterpret_cast<const void *>(cols_grad<S, C, V>), shared);
-  take(reinterpret_cast<const void *>(cols_fwd_apply<S, C, V>), 0);
+  take(reinterpret_cast<const void *>(cols_fwd_apply<S, C, V, 8>), 0);
   take(reinterpret_cast<const void *>(cols_bwd_apply<S, C, V>), 0);
   return best == (1 << 30) ? 2 : best;
 }

@@ -26,6 +26,8 @@ namespace fdnn::graph {
 //   training: mean and variance (biased, over the reduced elements) are
 //             computed; running stats become (1-f)*in + f*stat with the
 //             unbiased variance (M/(M-1)); mean and 1/sqrt(var+eps) are saved.
+//   RMS norm: no mean (mean = 0 above), var = mean of x^2; optional bias;
+//             backward drops the dbias/M term of dx.
 //   backward: g = dy * act'(mask) (mask from the forward's reserve tensor),
 //             dz = g, dbias = sum g, dscale = sum g*xhat,
 //             dx = scale*inv_std/M * (M*g - dbias - xhat*dscale)

@@ -78,14 +78,19 @@ Case random_case(Rng &rng, int max_elems = 1500) {
 // A large per-channel case with packed NCHW or NHWC dims whose extents suit
 // the vectorised forms (C a multiple of 8, W of 8): over a MB, enough for the
 // CUDA engine's persistent form (several channel groups) when it is enabled.
-Case big_case(Rng &rng) {
+// many_channels: 320 to 640 channels of a few hundred elements each (more
+// sets than the CUDA engine's persistent cluster grid has clusters, so each
+// cluster walks several sets).
+Case big_case(Rng &rng, bool many_channels = false) {
   Case c;
   c.t = rng.pick(kTypes);
   c.mode = rng.coin(0.5) ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
   c.per_activation = false;
   const int64_t esize = c.t == CUDNN_DATA_DOUBLE ? 8 : c.t == CUDNN_DATA_FLOAT ? 4 : 2;
   const int64_t target = (int64_t{9} << 17) / esize;  // 1.1 MB
-  const int64_t n = rng.integer(2, 6), ch = 8 * rng.integer(1, 12), w = 8 * rng.integer(1, 6);
+  const int64_t n = many_channels ? 2 : rng.integer(2, 6);
+  const int64_t ch = 8 * (many_channels ? rng.integer(40, 80) : rng.integer(1, 12));
+  const int64_t w = many_channels ? 8 : 8 * rng.integer(1, 6);
   const int64_t h = (target + n * ch * w - 1) / (n * ch * w);
   c.dims = {n, ch, h, w};
   c.text = std::string(type_name(c.t)) + " big mode " + std::to_string(static_cast<int>(c.mode)) + " dims";
@@ -125,11 +130,11 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 
 enum class Api { legacy, ex, generic };
 
-void run_forward_training(Api api, uint64_t seed, int iterations, bool big = false) {
+void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big ? big_case(rng) : random_case(rng);
+    Case c = big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -252,11 +257,11 @@ void run_forward_training(Api api, uint64_t seed, int iterations, bool big = fal
 
 // ---- Backward (plain, Ex, generic), fed by the forward's reserve space -------
 
-void run_backward(Api api, uint64_t seed, int iterations, bool big = false) {
+void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big ? big_case(rng) : random_case(rng);
+    Case c = big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -414,6 +419,8 @@ TEST(BatchNormForwardTraining, LargePackedTensors) { run_forward_training(Api::l
 TEST(BatchNormForwardTrainingEx, LargePackedTensorsFused) { run_forward_training(Api::ex, 522, 1, true); }
 TEST(BatchNormBackward, LargePackedTensors) { run_backward(Api::legacy, 523, 2, true); }
 TEST(BatchNormBackwardEx, LargePackedTensorsFused) { run_backward(Api::ex, 524, 1, true); }
+TEST(BatchNormForwardTraining, ManyChannelsPacked) { run_forward_training(Api::legacy, 525, 2, 2); }
+TEST(BatchNormBackward, ManyChannelsPacked) { run_backward(Api::legacy, 526, 2, 2); }
 
 // ---- Inference ------------------------------------------------------------------
 

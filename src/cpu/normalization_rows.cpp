@@ -1,0 +1,401 @@
+// cpu.normalization.rows: the fast CPU engine for layer norm and RMS norm
+// (one graph::NormalizationOp whose statistics sets are "rows": the reduced
+// dims form one contiguous block of x's memory, and scale / bias vary along
+// that block only). cpu.normalization's per-set coefficients (a = scale *
+// inv_std per set) cannot express a scale that changes inside a set, so
+// these graphs get their own engine instead of the reference one.
+//
+//   forward:  y = blend(scale[p] * (x - mean) * inv_std + bias[p])
+//             (RMS: mean = 0, var = mean of x^2, bias optional)
+//   backward: h = scale[p] * dy, dx = blend(inv_std * (h - sum(h)/D - xhat * sum(h xhat)/D))
+//             (RMS: no sum(h)/D term); dscale[p] = sum over rows of dy * xhat,
+//             dbias[p] = sum over rows of dy.
+//
+// p is the position inside the row in x's memory order; scale and bias are
+// gathered into that order once per execution, so the inner loops are
+// contiguous and vectorise. Rows are cut into fixed tiles of kTileRows (not
+// a function of the thread count); the parameter gradients are summed per
+// tile in double and the tiles combined in order, so results do not depend
+// on the thread count. Row statistics use two passes over the row (kept in
+// a per-thread float / double buffer), accumulated in double.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/normalization_support.hpp"
+#include "core/thread_pool.hpp"
+#include "cpu/convert_simd.hpp"
+#include "cpu/dtype_io.hpp"
+
+namespace fdnn::cpu {
+namespace {
+
+constexpr int64_t kTileRows = 16;
+
+// Where the rows are: per set its offset in x (and every data tensor, which
+// share x's strides); per set its offset in each statistics tensor; per
+// position in a row its offset in each parameter tensor.
+struct RowGeometry {
+  int64_t rows = 0, width = 0;
+  std::vector<int64_t> kept_dims;     // logical order
+  std::vector<int64_t> kept_x;        // x strides of the kept dims
+  std::vector<int64_t> reduced_dims;  // sorted by x stride, outermost first
+  std::vector<int> reduced_axes;
+};
+
+bool data_type_ok(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+}
+
+Support check_rows(const graph::Graph &g, RowGeometry *out) {
+  if (Support s = check_single_normalization(g, true); !s) return s;
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  if (op.mode != CUDNN_LAYER_NORM && op.mode != CUDNN_RMS_NORM) return Support::no("not layer or RMS norm");
+  if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
+    return Support::no("fused residual / activation are not implemented here");
+  const graph::Tensor &x = g.tensor(op.x);
+  if (!data_type_ok(x.dtype)) return Support::no("x's type");
+  const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
+  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
+  for (graph::Uid u : {op.y, op.dy, op.dx}) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (t.dtype != x.dtype) return Support::no("data tensors differ in type");
+    if (t.strides != x.strides) return Support::no("data tensors differ in strides");
+  }
+  const NormShape shape = normalization_shape(g, op);
+  for (graph::Uid u : {op.scale, op.bias, op.dscale, op.dbias, op.mean, op.inv_variance, op.variance,
+                       op.running_mean_in, op.running_var_in, op.running_mean_out, op.running_var_out}) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
+    if (t.dtype != (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT)) return Support::no("statistics / parameter type");
+    const bool param = u == op.scale || u == op.bias || u == op.dscale || u == op.dbias;
+    for (int d = 0; d < x.rank(); ++d) {
+      if (param && !shape.reduced[d] && t.dims[d] != 1)
+        return Support::no("scale / bias vary along a normalised-set dimension");
+      // Each position of a row owns one gradient element (no summing inside rows).
+      if ((u == op.dscale || u == op.dbias) && shape.reduced[d] && t.dims[d] != x.dims[d])
+        return Support::no("dscale / dbias broadcast inside the normalised set");
+    }
+  }
+  RowGeometry G;
+  std::vector<int> red;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (x.dims[d] == 1) continue;
+    if (shape.reduced[d])
+      red.push_back(d);
+    else {
+      G.kept_dims.push_back(x.dims[d]);
+      G.kept_x.push_back(x.strides[d]);
+    }
+  }
+  std::stable_sort(red.begin(), red.end(), [&](int a, int b) { return x.strides[a] > x.strides[b]; });
+  int64_t step = 1;
+  for (size_t i = red.size(); i-- > 0;) {
+    if (x.strides[red[i]] != step) return Support::no("a normalised set is not one contiguous block of x");
+    step *= x.dims[red[i]];
+  }
+  for (int d : red) G.reduced_dims.push_back(x.dims[d]);
+  G.reduced_axes = red;
+  G.rows = shape.groups;
+  G.width = shape.count;
+  if (G.width < 1 || G.rows < 1) return Support::no("empty tensor");
+  if (out) *out = std::move(G);
+  return Support::yes();
+}
+
+// Offsets of a tensor over row positions (p in x's memory order).
+std::vector<int64_t> position_offsets(const RowGeometry &G, const graph::Tensor &t) {
+  std::vector<int64_t> off(static_cast<size_t>(G.width));
+  std::vector<int64_t> idx(G.reduced_dims.size(), 0);
+  for (int64_t p = 0; p < G.width; ++p) {
+    int64_t o = 0;
+    for (size_t i = 0; i < idx.size(); ++i)
+      o += idx[i] * (t.dims[G.reduced_axes[i]] == 1 ? 0 : t.strides[G.reduced_axes[i]]);
+    off[p] = o;
+    for (size_t i = idx.size(); i-- > 0;) {
+      if (++idx[i] < G.reduced_dims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return off;
+}
+
+// Offset of set k (row-major over the kept dims in logical order) in a
+// tensor whose kept-dim strides are `strides`.
+int64_t set_offset(const RowGeometry &G, const std::vector<int64_t> &strides, int64_t k) {
+  int64_t o = 0;
+  for (size_t i = G.kept_dims.size(); i-- > 0;) {
+    o += (k % G.kept_dims[i]) * strides[i];
+    k /= G.kept_dims[i];
+  }
+  return o;
+}
+
+// A statistics tensor's strides over the kept dims (those of extent > 1).
+std::vector<int64_t> kept_strides(const graph::Graph &g, graph::Uid u) {
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &t = g.tensor(u), &x = g.tensor(op.x);
+  const NormShape shape = normalization_shape(g, op);
+  std::vector<int64_t> s;
+  for (int d = 0; d < x.rank(); ++d)
+    if (x.dims[d] != 1 && !shape.reduced[d]) s.push_back(t.dims[d] == 1 ? 0 : t.strides[d]);
+  return s;
+}
+
+// Row load / store in the compute type C.
+template <cudnnDataType_t DT, class C>
+void load_row(const void *base, int64_t off, int64_t n, C *out) {
+  using S = Storage<DT>;
+  const auto *p = static_cast<const typename S::type *>(base) + off;
+  int64_t i = 0;
+  if constexpr (std::is_same_v<C, float> && DT == CUDNN_DATA_HALF) i = simd::half_to_float(p, static_cast<int>(n), out);
+  if constexpr (std::is_same_v<C, float> && DT == CUDNN_DATA_BFLOAT16)
+    i = simd::bf16_to_float(p, static_cast<int>(n), out);
+  for (; i < n; ++i) {
+    if constexpr (std::is_same_v<C, double>)
+      out[i] = S::to_double(p[i]);
+    else
+      out[i] = S::to_float(p[i]);
+  }
+}
+
+// d = alpha * r + beta * d (beta == 0: d is not read).
+template <cudnnDataType_t DT, class C>
+void store_row(void *base, int64_t off, int64_t n, const C *r, C alpha, C beta) {
+  using S = Storage<DT>;
+  auto *d = static_cast<typename S::type *>(base) + off;
+  int64_t i = 0;
+  if constexpr (std::is_same_v<C, float> && (DT == CUDNN_DATA_HALF || DT == CUDNN_DATA_BFLOAT16)) {
+    constexpr bool bf = DT == CUDNN_DATA_BFLOAT16;
+    i = beta == 0 ? simd::store_16bit<bf, false>(d, r, static_cast<int>(n), alpha, beta)
+                  : simd::store_16bit<bf, true>(d, r, static_cast<int>(n), alpha, beta);
+  }
+  for (; i < n; ++i) {
+    C v = alpha * r[i];
+    if (beta != C(0)) {
+      if constexpr (std::is_same_v<C, double>)
+        v += beta * S::to_double(d[i]);
+      else
+        v += beta * S::to_float(d[i]);
+    }
+    if constexpr (std::is_same_v<C, double>)
+      d[i] = S::from_double(v);
+    else
+      d[i] = S::from_float(v);
+  }
+}
+
+// Sum of term(i) over [0, n): kLanes independent accumulators in C (so the
+// loop vectorises without reassociating one sum), folded in double.
+constexpr int kLanes = 16;
+template <class C, class F>
+double lane_sum(int64_t n, F &&term) {
+  C acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += term(i + l);
+  double s = 0;
+  for (; i < n; ++i) s += static_cast<double>(term(i));
+  for (int l = 0; l < kLanes; ++l) s += static_cast<double>(acc[l]);
+  return s;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g, RowGeometry G) : ExecutionPlan(e), G_(std::move(G)) {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    for (graph::Uid u : {op.scale, op.bias, op.dscale, op.dbias})
+      pos_.push_back(u == graph::kNoTensor ? std::vector<int64_t>{} : position_offsets(G_, g.tensor(u)));
+    for (graph::Uid u : {op.mean, op.inv_variance, op.variance, op.running_mean_in, op.running_var_in,
+                         op.running_mean_out, op.running_var_out})
+      stat_strides_.push_back(u == graph::kNoTensor ? std::vector<int64_t>{} : kept_strides(g, u));
+  }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    const cudnnDataType_t dt = g.tensor(op.x).dtype;
+    switch (dt) {
+      case CUDNN_DATA_FLOAT: return run<CUDNN_DATA_FLOAT, float>(ctx, g, pack);
+      case CUDNN_DATA_HALF: return run<CUDNN_DATA_HALF, float>(ctx, g, pack);
+      case CUDNN_DATA_BFLOAT16: return run<CUDNN_DATA_BFLOAT16, float>(ctx, g, pack);
+      case CUDNN_DATA_DOUBLE: return run<CUDNN_DATA_DOUBLE, double>(ctx, g, pack);
+      default: fail(CUDNN_STATUS_INTERNAL_ERROR, "cpu.normalization.rows: unexpected type");
+    }
+  }
+
+ private:
+  enum { kScale, kBias, kDscale, kDbias };
+  enum { kMean, kInv, kVar, kRmIn, kRvIn, kRmOut, kRvOut };
+
+  static void *ptr(const VariantPack &pack, graph::Uid u) {
+    if (u == graph::kNoTensor) return nullptr;
+    void *p = pack.get(u);
+    if (p == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u);
+    return p;
+  }
+
+  template <cudnnDataType_t DT, class C>
+  void run(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    const bool rms = op.mode == CUDNN_RMS_NORM;
+    const cudnnDataType_t st = std::is_same_v<C, double> ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    const int64_t D = G_.width, R = G_.rows;
+    // Parameters in row order.
+    std::vector<C> sc(static_cast<size_t>(D), C(1)), bi(static_cast<size_t>(D), C(0));
+    if (void *p = ptr(pack, op.scale))
+      for (int64_t i = 0; i < D; ++i) sc[i] = static_cast<C>(load_lane(st, p, pos_[kScale][i]));
+    if (void *p = ptr(pack, op.bias); p && !op.backward)
+      for (int64_t i = 0; i < D; ++i) bi[i] = static_cast<C>(load_lane(st, p, pos_[kBias][i]));
+    void *x = ptr(pack, op.x);
+    void *stat[7] = {ptr(pack, op.mean),           ptr(pack, op.inv_variance),
+                     ptr(pack, op.variance),       ptr(pack, op.running_mean_in),
+                     ptr(pack, op.running_var_in), ptr(pack, op.running_mean_out),
+                     ptr(pack, op.running_var_out)};
+    const auto stat_at = [&](int j, int64_t k) { return set_offset(G_, stat_strides_[j], k); };
+    const int64_t tiles = (R + kTileRows - 1) / kTileRows;
+    const double eps = op.epsilon, f = op.exp_avg_factor;
+    const bool training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
+    // Statistics of set k from its row (xr), or from the given tensors.
+    const auto row_stats = [&](int64_t k, const C *xr, bool compute, double &mu, double &istd) {
+      if (!compute) {
+        mu = rms || !stat[kMean] ? 0.0 : load_lane(st, stat[kMean], stat_at(kMean, k));
+        istd = stat[kInv] ? load_lane(st, stat[kInv], stat_at(kInv, k))
+                          : 1.0 / std::sqrt(load_lane(st, stat[kVar], stat_at(kVar, k)) + eps);
+        return;
+      }
+      const double s = rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return xr[i]; }) / static_cast<double>(D);
+      const C m = static_cast<C>(s);
+      // Corrected two-pass: squares and sum of the deviations from the rounded mean.
+      const double q = lane_sum<C>(D, [&](int64_t i) { return (xr[i] - m) * (xr[i] - m); });
+      const double c = rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return xr[i] - m; });
+      // RMS: the mean square itself (no centring correction).
+      const double var = (rms ? q : q - c * c / static_cast<double>(D)) / static_cast<double>(D);
+      mu = rms ? 0.0 : static_cast<double>(m) + c / static_cast<double>(D);
+      istd = 1.0 / std::sqrt(std::max(var, 0.0) + eps);
+      if (!training) return;
+      if (stat[kMean]) store_lane(st, stat[kMean], stat_at(kMean, k), mu);
+      if (stat[kInv]) store_lane(st, stat[kInv], stat_at(kInv, k), istd);
+      if (stat[kRmIn])
+        store_lane(st, stat[kRmOut], stat_at(kRmOut, k),
+                   (1 - f) * load_lane(st, stat[kRmIn], stat_at(kRmIn, k)) + f * mu);
+      if (stat[kRvIn])
+        store_lane(st, stat[kRvOut], stat_at(kRvOut, k),
+                   (1 - f) * load_lane(st, stat[kRvIn], stat_at(kRvIn, k)) + f * var * unbias_factor(D));
+    };
+    // Rows: per thread a chunk of tiles.
+    const auto for_tiles = [&](auto &&body) {
+      const auto work = [&](int64_t lo, int64_t hi) {
+        std::vector<C> a(static_cast<size_t>(D)), b(static_cast<size_t>(D)), c(static_cast<size_t>(D));
+        for (int64_t t = lo; t < hi; ++t) body(t, a.data(), b.data(), c.data());
+      };
+      if (ctx.pool != nullptr && R * D >= 16384)
+        ctx.pool->parallel_for(tiles, work);
+      else
+        work(0, tiles);
+    };
+
+    if (!op.backward) {
+      void *y = ptr(pack, op.y);
+      const C alpha = static_cast<C>(op.blend.alpha), beta = static_cast<C>(op.blend.beta);
+      const bool compute = training;
+      for_tiles([&](int64_t t, C *xr, C *yr, C *) {
+        for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
+          const int64_t off = set_offset(G_, G_.kept_x, k);
+          load_row<DT>(x, off, D, xr);
+          double mu, istd;
+          row_stats(k, xr, compute, mu, istd);
+          const C m = static_cast<C>(mu), is = static_cast<C>(istd);
+          const C *s = sc.data(), *bb = bi.data();
+          for (int64_t i = 0; i < D; ++i) yr[i] = (xr[i] - m) * is * s[i] + bb[i];
+          store_row<DT>(y, off, D, yr, alpha, beta);
+        }
+      });
+      return;
+    }
+
+    // Backward.
+    void *dy = ptr(pack, op.dy), *dx = ptr(pack, op.dx);
+    void *dscale = ptr(pack, op.dscale), *dbias = ptr(pack, op.dbias);
+    const bool params = dscale != nullptr || dbias != nullptr;
+    std::vector<double> part(params ? static_cast<size_t>(tiles * 2 * D) : 0, 0.0);
+    const C alpha = static_cast<C>(op.blend.alpha), beta = static_cast<C>(op.blend.beta);
+    const bool compute = op.inv_variance == graph::kNoTensor;
+    const C invD = static_cast<C>(1.0 / static_cast<double>(D));
+    for_tiles([&](int64_t t, C *xr, C *gr, C *hr) {
+      double *pg = params ? part.data() + t * 2 * D : nullptr;  // sum dy*xhat, then sum dy
+      for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
+        const int64_t off = set_offset(G_, G_.kept_x, k);
+        load_row<DT>(x, off, D, xr);
+        load_row<DT>(dy, off, D, gr);
+        double mu, istd;
+        row_stats(k, xr, compute, mu, istd);
+        const C m = static_cast<C>(mu), is = static_cast<C>(istd);
+        const C *s = sc.data();
+        for (int64_t i = 0; i < D; ++i) xr[i] = (xr[i] - m) * is;  // xhat
+        const C sh = static_cast<C>(rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return s[i] * gr[i]; }));
+        const C shx = static_cast<C>(lane_sum<C>(D, [&](int64_t i) { return s[i] * gr[i] * xr[i]; }));
+        if (pg)
+          for (int64_t i = 0; i < D; ++i) {
+            pg[i] += static_cast<double>(gr[i] * xr[i]);
+            pg[D + i] += static_cast<double>(gr[i]);
+          }
+        const C mh = rms ? C(0) : sh * invD, mhx = shx * invD;
+        for (int64_t i = 0; i < D; ++i) hr[i] = is * (s[i] * gr[i] - mh - xr[i] * mhx);
+        store_row<DT>(dx, off, D, hr, alpha, beta);
+      }
+    });
+    if (!params) return;
+    const double pa = op.param_blend.alpha, pb = op.param_blend.beta;
+    const auto combine = [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        double a = 0, b = 0;
+        for (int64_t t = 0; t < tiles; ++t) {
+          a += part[t * 2 * D + i];
+          b += part[t * 2 * D + D + i];
+        }
+        if (dscale)
+          store_lane(st, dscale, pos_[kDscale][i],
+                     pa * a + (pb != 0 ? pb * load_lane(st, dscale, pos_[kDscale][i]) : 0.0));
+        if (dbias)
+          store_lane(st, dbias, pos_[kDbias][i], pa * b + (pb != 0 ? pb * load_lane(st, dbias, pos_[kDbias][i]) : 0.0));
+      }
+    };
+    if (ctx.pool != nullptr && tiles * D >= 16384)
+      ctx.pool->parallel_for(D, combine);
+    else
+      combine(0, D);
+  }
+
+  RowGeometry G_;
+  std::vector<std::vector<int64_t>> pos_;
+  std::vector<std::vector<int64_t>> stat_strides_;
+};
+
+class RowsNormalizationEngine final : public Engine {
+ public:
+  const char *name() const override { return "cpu.normalization.rows"; }
+  DeviceKind device() const override { return DeviceKind::cpu; }
+  int priority() const override { return 10; }
+  Support supports(const graph::Graph &g) const override { return check_rows(g, nullptr); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    RowGeometry G;
+    Support s = check_rows(g, &G);
+    if (!s) fail(CUDNN_STATUS_NOT_SUPPORTED, s.reason);
+    return std::make_unique<Plan>(*this, g, std::move(G));
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cpu
+
+using fdnn::cpu::RowsNormalizationEngine;
+FDNN_REGISTER_ENGINE(RowsNormalizationEngine)

@@ -1,0 +1,322 @@
+// The graph guide's batch-norm patterns (BnAddRelu, DReluForkDBn,
+// DgradDreluBNBwdWeight, dBNApply) and layer / RMS norm graphs through the
+// backend API (tests/common/backend_bn_patterns.hpp), compared with float64
+// expectations built independently of the library.
+//
+// Each graph runs on every engine heuristics mode A offers. On a CPU handle
+// the first must be the fused engine cpu.fusion.bn for the patterns
+// (cpu.fusion.runtime for dBNApply, a pointwise DAG, as the guide says) and
+// the fast cpu.normalization.rows for layer / RMS norm, and the op-by-op
+// engine cpu.graph.sequential (for single operations the reference engine)
+// must be among them. On a GPU handle whatever engine heuristics offer must
+// compute right; offering none is fine (GPU fusion is later work).
+#include "common/backend_bn_patterns.hpp"
+
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+
+#include "common/expect_status.hpp"
+
+namespace fdnn_test {
+namespace {
+
+constexpr const char *kFused = "cpu.fusion.bn";
+constexpr const char *kSequential = "cpu.graph.sequential";
+constexpr const char *kRows = "cpu.normalization.rows";
+
+std::string plan_engine(const Desc &plan) {
+  int64_t n = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n,
+                               nullptr) != CUDNN_STATUS_SUCCESS ||
+      n <= 0)
+    return "?";
+  std::string text(static_cast<size_t>(n), '\0');
+  int64_t got = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, n, &got,
+                               text.data()) != CUDNN_STATUS_SUCCESS)
+    return "?";
+  const std::string key = "\"engine\":\"";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "?";
+  const size_t from = at + key.size();
+  return text.substr(from, text.find('"', from) - from);
+}
+
+// Runs the graph through every engine config heuristics mode A offers (best
+// first), comparing every output each time. Returns the engines' names.
+std::vector<std::string> run_pattern(PatternGraph &pg) {
+  cudnnHandle_t handle = nullptr;
+  EXPECT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
+  std::vector<std::string> names;
+  {
+    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<cudnnBackendDescriptor_t> ops;
+    for (Desc *o : pg.ops) ops.push_back(o->d);
+    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ops), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    int64_t count = 0;
+    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                       nullptr),
+              CUDNN_STATUS_SUCCESS);
+    std::vector<std::unique_ptr<Desc>> cfgs;
+    std::vector<cudnnBackendDescriptor_t> raw;
+    for (int64_t i = 0; i < count; ++i) {
+      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+      raw.push_back(cfgs.back()->d);
+    }
+    int64_t got = 0;
+    if (count > 0)
+      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
+                                         &got, raw.data()),
+                CUDNN_STATUS_SUCCESS);
+    for (auto &cfg : cfgs) {
+      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg->d),
+                CUDNN_STATUS_SUCCESS);
+      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
+        ADD_FAILURE() << "plan: " << last_error();
+        names.push_back("?");
+        continue;
+      }
+      names.push_back(plan_engine(plan));
+      SCOPED_TRACE("engine " + names.back());
+      int64_t ws_size = 0;
+      EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
+                                         &ws_size),
+                CUDNN_STATUS_SUCCESS);
+      Buffer ws(static_cast<size_t>(std::max<int64_t>(ws_size, 1)));
+      std::vector<Buffer> buffers;
+      std::vector<int64_t> uids;
+      std::vector<void *> ptrs;
+      buffers.reserve(pg.tensors.size());
+      for (PatternTensor &t : pg.tensors) {
+        uids.push_back(t.uid);
+        if (t.by_value) {
+          ptrs.push_back(&t.value);
+          buffers.emplace_back(1);
+          continue;
+        }
+        if (t.output) poison(t.data);
+        buffers.push_back(upload(t.data));
+        ptrs.push_back(buffers.back().get());
+      }
+      Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(pack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, ws.get()), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(pack.finalize(), CUDNN_STATUS_SUCCESS);
+      const cudnnStatus_t st = cudnnBackendExecute(handle, plan.d, pack.d);
+      EXPECT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
+      if (st != CUDNN_STATUS_SUCCESS) continue;
+      for (size_t i = 0; i < pg.tensors.size(); ++i) {
+        PatternTensor &t = pg.tensors[i];
+        if (!t.output) continue;
+        download(buffers[i], t.data);
+        EXPECT_TRUE(matches(t.data, t.want)) << "output " << t.name;
+      }
+    }
+  }
+  cudnnDestroy(handle);
+  return names;
+}
+
+bool contains(const std::vector<std::string> &v, const std::string &s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Every engine heuristics offer. On a CPU handle the first must be
+// `want_first`, and the op-by-op engine (or, for a single operation, the
+// library's reference engine) must be among them.
+void check(const BnPatternConfig &c, uint64_t seed, const char *want_first) {
+  SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
+  Rng rng(seed);
+  PatternGraph pg = build_bn_pattern(c, rng);
+  const std::vector<std::string> names = run_pattern(pg);
+  if (gpu_mode()) {
+    if (names.empty()) std::cout << "[  SKIPPED ] no GPU engine for " << c.name() << ": " << last_error() << "\n";
+    return;
+  }
+  ASSERT_FALSE(names.empty()) << last_error();
+  EXPECT_EQ(names.front(), want_first) << "the first engine heuristics offer";
+  if (pg.ops.size() > 1)
+    EXPECT_TRUE(contains(names, kSequential));
+  else
+    EXPECT_TRUE(contains(names, "cpu.reference.normalization"));
+}
+
+std::vector<int64_t> pattern_dims(Rng &rng, bool five_d) {
+  std::vector<int64_t> d{static_cast<int64_t>(rng.integer(1, 3)), 8 * static_cast<int64_t>(rng.integer(1, 3))};
+  for (int i = 0; i < (five_d ? 3 : 2); ++i) d.push_back(rng.integer(1, 5));
+  return d;
+}
+
+const cudnnDataType_t kTypes[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+
+TEST(BackendBnPatterns, BnAddReluPieces) {
+  Rng rng(test_seed(501));
+  // Every on/off combination of the optional pieces (the bare norm is one op).
+  for (int bits = 0; bits < 16; ++bits) {
+    BnPatternConfig c;
+    c.pattern = BnPattern::bn_add_relu;
+    c.add_z = bits & 1, c.relu = bits & 2, c.mask = bits & 4, c.running = bits & 8;
+    c.io_type = kTypes[bits % 3];
+    c.dims = pattern_dims(rng, bits % 2 == 1);
+    const bool single = !c.add_z && !c.relu && !c.mask;
+    check(c, rng.next(), single ? "cpu.normalization" : kFused);
+  }
+}
+
+TEST(BackendBnPatterns, DReluForkDBn) {
+  Rng rng(test_seed(502));
+  for (int i = 0; i < 6; ++i) {
+    BnPatternConfig c;
+    c.pattern = BnPattern::drelu_fork_dbn;
+    c.drelu = i != 5;
+    c.dz_real = i % 2 == 1;
+    c.io_type = kTypes[i % 3];
+    c.dims = pattern_dims(rng, i >= 3);
+    check(c, rng.next(), c.drelu ? kFused : "cpu.normalization");
+  }
+}
+
+TEST(BackendBnPatterns, DgradDreluBNBwdWeight) {
+  Rng rng(test_seed(503));
+  for (int i = 0; i < 3; ++i) {
+    BnPatternConfig c;
+    c.pattern = BnPattern::dgrad_drelu_bn_bwd_weight;
+    c.io_type = kTypes[i];
+    c.dims = pattern_dims(rng, false);
+    c.k = 4 * rng.integer(1, 3);
+    check(c, rng.next(), kFused);
+  }
+}
+
+TEST(BackendBnPatterns, DBNApply) {
+  Rng rng(test_seed(504));
+  for (int i = 0; i < 3; ++i) {
+    BnPatternConfig c;
+    c.pattern = BnPattern::dbn_apply;
+    c.io_type = kTypes[i];
+    c.dims = pattern_dims(rng, i == 2);
+    // A pointwise DAG: the generic runtime fusion engine's, as the guide says.
+    check(c, rng.next(), "cpu.fusion.runtime");
+  }
+}
+
+// NCHW data: the fused engine refuses (its rows are NHWC positions), so the
+// graphs run op by op.
+TEST(BackendBnPatterns, NchwPatternsRunOpByOp) {
+  Rng rng(test_seed(507));
+  for (BnPattern p : {BnPattern::bn_add_relu, BnPattern::drelu_fork_dbn}) {
+    BnPatternConfig c;
+    c.pattern = p;
+    c.nhwc = false;
+    c.dims = pattern_dims(rng, false);
+    check(c, rng.next(), kSequential);
+  }
+}
+
+// RMS norm has no running statistics: no engine takes such a graph.
+TEST(BackendBnPatterns, RmsNormRefusesRunningStatistics) {
+  cudnnHandle_t handle = nullptr;
+  ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
+  const std::vector<int64_t> xd{2, 8, 2, 2}, pd{1, 8, 2, 2}, sd{2, 1, 1, 1}, one{1, 1, 1, 1};
+  auto x = tensor_desc(1, CUDNN_DATA_FLOAT, xd, packed(xd)), y = tensor_desc(2, CUDNN_DATA_FLOAT, xd, packed(xd));
+  auto scale = tensor_desc(3, CUDNN_DATA_FLOAT, pd, packed(pd)), inv = tensor_desc(4, CUDNN_DATA_FLOAT, sd, packed(sd));
+  auto rm = tensor_desc(5, CUDNN_DATA_FLOAT, sd, packed(sd)), rv = tensor_desc(6, CUDNN_DATA_FLOAT, sd, packed(sd));
+  auto rm2 = tensor_desc(7, CUDNN_DATA_FLOAT, sd, packed(sd)), rv2 = tensor_desc(8, CUDNN_DATA_FLOAT, sd, packed(sd));
+  auto eps = tensor_desc(9, CUDNN_DATA_DOUBLE, one, one, false, true);
+  auto f = tensor_desc(10, CUDNN_DATA_DOUBLE, one, one, false, true);
+  Desc op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  EXPECT_EQ(op.set1(CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_RMS_NORM), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op.set1(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, CUDNN_NORM_FWD_TRAINING),
+            CUDNN_STATUS_SUCCESS);
+  const std::pair<cudnnBackendAttributeName_t, Desc *> attrs[] = {
+      {CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, x.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, y.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, scale.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, inv.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, eps.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, f.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, rm.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, rv.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, rm2.get()},
+      {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, rv2.get()}};
+  for (const auto &a : attrs)
+    EXPECT_EQ(op.set1(a.first, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.second->d), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(op.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+  EXPECT_EQ(engine_count(handle, {&op}), 0);
+  cudnnDestroy(handle);
+}
+
+// Layer and RMS norm, forward (training and inference) and backward, on the
+// fast engine.
+TEST(BackendBnPatterns, LayerAndRmsNorm) {
+  Rng rng(test_seed(505));
+  int i = 0;
+  for (cudnnBackendNormMode_t mode : {CUDNN_LAYER_NORM, CUDNN_RMS_NORM})
+    for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward})
+      for (bool training : {true, false}) {
+        if (p == BnPattern::norm_backward && !training) continue;
+        for (bool nhwc : {true, false}) {
+          BnPatternConfig c;
+          c.pattern = p;
+          c.norm_mode = mode;
+          c.training = training;
+          c.nhwc = nhwc;
+          c.io_type = kTypes[i % 3];
+          c.dims = pattern_dims(rng, i % 4 == 3);
+          ++i;
+          check(c, rng.next(), kRows);
+        }
+      }
+}
+
+// A layer norm whose statistics are not outputs: the statistics follow the
+// mode ([N,1,1,1]), not the scale's shape.
+TEST(BackendBnPatterns, LayerNormWithoutStatisticsOutputs) {
+  Rng rng(test_seed(506));
+  for (int i = 0; i < 3; ++i) {
+    BnPatternConfig c;
+    c.pattern = BnPattern::norm_forward;
+    c.norm_mode = i == 2 ? CUDNN_RMS_NORM : CUDNN_LAYER_NORM;
+    c.training = true;
+    c.io_type = kTypes[i];
+    c.dims = pattern_dims(rng, false);
+    c.stats_out = false;
+    check(c, rng.next(), kRows);
+  }
+}
+
+// Problems large enough for several tiles on several threads (the tests
+// above fit in one tile): the partial sums of the tiles must combine right.
+TEST(BackendBnPatterns, SeveralTiles) {
+  Rng rng(test_seed(508));
+  BnPatternConfig c;
+  c.dims = {4, 32, 16, 16};
+  c.pattern = BnPattern::bn_add_relu;
+  check(c, rng.next(), kFused);
+  c.pattern = BnPattern::drelu_fork_dbn;
+  c.io_type = CUDNN_DATA_HALF;
+  check(c, rng.next(), kFused);
+  c.dims = {64, 128, 2, 2};
+  c.io_type = CUDNN_DATA_FLOAT;
+  for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward}) {
+    c.pattern = p;
+    check(c, rng.next(), kRows);
+  }
+}
+
+}  // namespace
+}  // namespace fdnn_test
