@@ -7,12 +7,19 @@
 //   plain-opbyop, causal-opbyop the first engine of mode FALLBACK (the
 //                               op-by-op engine, scores materialised)
 // FLOPs: 4 b h s^2 d (the two matmuls), halved for the causal mask.
+//
+// --op=sdpa-bwd: the backward graph (tests/common/backend_sdpa_bwd.hpp) after
+// a forward run of the library for O and the stats; --alg as above. FLOPs:
+// 10 b h s^2 d (five matmuls), halved for the causal mask. Its check only
+// asks for finite gradients: the float64 backward at this size is too slow
+// here (tests/api/backend_sdpa_bwd_test.cpp compares against it).
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
 #include "common/backend_sdpa.hpp"
+#include "common/backend_sdpa_bwd.hpp"
 #include "backend_plan.hpp"
 #include "default_set.hpp"
 #include "dtype.hpp"
@@ -152,6 +159,121 @@ BENCH_DEFAULT_PROBLEMS(sdpa, 95, {
     "--reset --name=sdpa.opbyop.f32 --op=sdpa --alg=plain-opbyop --dt=f32 1x8x1024x64",
     "--reset --name=sdpa.causal.fused.f32 --op=sdpa --alg=causal --dt=f32 1x8x1024x64",
     "--reset --name=sdpa.causal.opbyop.f32 --op=sdpa --alg=causal-opbyop --dt=f32 1x8x1024x64",
+})
+
+class SdpaBwdRun : public OpRun {
+ public:
+  SdpaBwdRun(cudnnHandle_t handle, const Problem &p) : handle_(handle), alg_(sdpa_alg(p.knobs.alg)) {
+    const Dims &s = p.shapes[0];
+    fdnn_test::SdpaConfig &f = c_.f;
+    f.b = s[0], f.h = s[1], f.h_kv = s[1], f.s_q = s[2], f.s_kv = s[2], f.d = s[3], f.d_v = s[3];
+    f.io_type = to_cudnn_dtype(p.knobs.dt);
+    f.scale = 1.0 / std::sqrt(static_cast<double>(f.d));
+    f.causal = alg_.causal;
+    fwd_config_ = f;
+    fwd_config_.stats = true;
+    fwd_graph_ = fdnn_test::build_sdpa_graph(fwd_config_);
+    graph_ = fdnn_test::build_sdpa_bwd_graph(c_);
+    fwd_plan_ = plan_graph(handle_, fwd_graph_.ops, CUDNN_HEUR_MODE_A);
+    plan_ = plan_graph(handle_, graph_.ops, alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
+  }
+
+  void fill(uint64_t seed) override {
+    fdnn_test::Rng rng(seed);
+    data_ = fdnn_test::make_sdpa_data(fwd_config_, rng);
+    const fdnn_test::SdpaShapes sh = fdnn_test::sdpa_shapes(fwd_config_);
+    q_ = fdnn_test::upload(data_.q), k_ = fdnn_test::upload(data_.k), v_ = fdnn_test::upload(data_.v);
+    o_ = fdnn_test::upload(data_.o), stats_ = fdnn_test::upload(data_.stats);
+    // O and the stats from the library's forward.
+    std::vector<int64_t> uids = {fdnn_test::kSdpaQ, fdnn_test::kSdpaK, fdnn_test::kSdpaV, fdnn_test::kSdpaO,
+                                 fdnn_test::kSdpaStats};
+    std::vector<void *> ptrs = {q_.get(), k_.get(), v_.get(), o_.get(), stats_.get()};
+    for (auto &val : fwd_graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
+    fdnn_test::Desc fpack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    check_status(fpack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
+    check_status(fpack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
+    check_status(fpack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, fwd_plan_.workspace.get()),
+                 "set pack workspace");
+    check_status(fpack.finalize(), "finalize variant pack");
+    check_status(cudnnBackendExecute(handle_, fwd_plan_.plan->d, fpack.d), "cudnnBackendExecute (forward)");
+    fdnn_test::HostTensor d_o = fdnn_test::make_tensor(c_.f.io_type, sh.o_dims, sh.o_strides);
+    fdnn_test::fill_random(d_o, rng, -1, 1);
+    dq_host_ = fdnn_test::make_tensor(c_.f.io_type, sh.q_dims, sh.q_strides);
+    do_ = fdnn_test::upload(d_o), dq_ = fdnn_test::upload(dq_host_);
+    dk_ = fdnn_test::upload(fdnn_test::make_tensor(c_.f.io_type, sh.k_dims, sh.k_strides));
+    dv_ = fdnn_test::upload(fdnn_test::make_tensor(c_.f.io_type, sh.v_dims, sh.v_strides));
+    sum_ = fdnn_test::upload(fdnn_test::make_tensor(CUDNN_DATA_FLOAT, sh.row_dims, fdnn_test::packed(sh.row_dims)));
+    acc_ = fdnn_test::upload(fdnn_test::make_tensor(CUDNN_DATA_FLOAT, sh.q_dims, fdnn_test::packed(sh.q_dims)));
+    bytes_ = static_cast<double>(data_.q.bytes.size() + data_.k.bytes.size() + data_.v.bytes.size()) * 2 +
+             static_cast<double>(data_.o.bytes.size() + d_o.bytes.size());
+    uids = {fdnn_test::kSdpaQ, fdnn_test::kSdpaK, fdnn_test::kSdpaV, fdnn_test::kSdpaO, fdnn_test::kSdpaStats,
+            fdnn_test::kBwdDO, fdnn_test::kBwdQT, fdnn_test::kBwdKn, fdnn_test::kBwdDOT, fdnn_test::kBwdDQ,
+            fdnn_test::kBwdDK, fdnn_test::kBwdDV, fdnn_test::kBwdSoftmaxSum, fdnn_test::kBwdDqAccum};
+    ptrs = {q_.get(), k_.get(), v_.get(), o_.get(), stats_.get(), do_.get(), q_.get(), k_.get(), do_.get(),
+            dq_.get(), dk_.get(), dv_.get(), sum_.get(), acc_.get()};
+    for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
+    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
+    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
+                 "set pack workspace");
+    check_status(pack_->finalize(), "finalize variant pack");
+  }
+
+  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+
+  CheckResult check() override {
+    fdnn_test::download(dq_, dq_host_);
+    CheckResult r;
+    r.passed = true;
+    for (double v : dq_host_.values())
+      if (!std::isfinite(v)) {
+        r.passed = false;
+        r.detail = "dQ has a non-finite element";
+        break;
+      }
+    return r;
+  }
+
+  double bytes_moved() const override { return bytes_; }
+  double flops() const override {
+    const fdnn_test::SdpaConfig &f = c_.f;
+    const double fl = 10.0 * f.b * f.h * static_cast<double>(f.s_q) * f.s_kv * f.d;
+    return alg_.causal ? fl / 2 : fl;
+  }
+
+ private:
+  cudnnHandle_t handle_;
+  SdpaAlg alg_;
+  fdnn_test::SdpaBwdConfig c_;
+  fdnn_test::SdpaConfig fwd_config_;
+  fdnn_test::SdpaGraph fwd_graph_, graph_;
+  GraphPlan fwd_plan_, plan_;
+  std::unique_ptr<fdnn_test::Desc> pack_;
+  fdnn_test::Buffer q_, k_, v_, o_, stats_, do_, dq_, dk_, dv_, sum_, acc_;
+  fdnn_test::SdpaData data_;
+  fdnn_test::HostTensor dq_host_;
+  double bytes_ = 0;
+};
+
+class SdpaBwdFamily : public SdpaFamily {
+ public:
+  const char *name() const override { return "sdpa-bwd"; }
+  const char *help() const override {
+    return "  sdpa-bwd   attention backward graph (backend API): shape BxHxSxD, BHSD; --alg and --dt as sdpa\n";
+  }
+  std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
+    return std::make_unique<SdpaBwdRun>(handle, p);
+  }
+};
+
+BENCH_REGISTER_OP(SdpaBwdFamily)
+
+BENCH_DEFAULT_PROBLEMS(sdpa_bwd, 95, {
+    "--reset --name=sdpa-bwd.fused.f32 --op=sdpa-bwd --alg=plain --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa-bwd.opbyop.f32 --op=sdpa-bwd --alg=plain-opbyop --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa-bwd.causal.fused.f32 --op=sdpa-bwd --alg=causal --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa-bwd.causal.opbyop.f32 --op=sdpa-bwd --alg=causal-opbyop --dt=f32 1x8x1024x64",
 })
 
 }  // namespace

@@ -7,6 +7,7 @@
 //            through BINARY_SELECT with a fill value)
 //   m = REDUCTION MAX(Sn) [.., s_q, 1];  e = EXP(SUB(Sn, m));
 //   l = REDUCTION ADD(e);  P = DIV(e, l);  [stats = ADD(m, LOG(l))]
+//   [dropout: P = MUL(P, RNG BERNOULLI y) [-> MUL(P, scalar)], cudnn-frontend's form]
 //   O = MATMUL(P, V)                           V [.., s_kv, d_v], O [.., s_q, d_v]
 //
 // Side expressions are small DAGs of GEN_INDEX (row / column of the score),
@@ -70,6 +71,12 @@ struct SdpaPattern {
   // masked, which engines detect and recompute).
   size_t first_trailing_select = 0;
   SdpaFeatures features;
+  // Dropout of P: the graph's RngOp (BERNOULLI; its y has the scores' dims,
+  // element (batch bi, i, j) at logical index (bi * s_q + i) * s_kv + j) and
+  // the side node of the scalar multiplied after the mask (-1: none).
+  static constexpr size_t kNoRng = static_cast<size_t>(-1);
+  size_t rng_op = kNoRng;
+  int dropout_scale = -1;
 };
 
 // Matches g; on success fills *out. The reason says what did not match.

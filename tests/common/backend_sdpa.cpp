@@ -1,5 +1,7 @@
 #include "common/backend_sdpa.hpp"
 
+#include "common/rng_reference.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,7 +15,7 @@ std::string SdpaConfig::name() const {
      << d_v << (bshd ? " bshd" : " bhsd") << (scale_by_value ? " scale=value" : " scale=tensor")
      << (bias ? " bias" : "") << (alibi ? " alibi" : "") << (padding ? " padding" : "") << (causal ? " causal" : "")
      << (window ? " window=" + std::to_string(window) : "") << (stats ? " stats" : "")
-     << (p_scale != 1.0 ? " p_scale" : "");
+     << (p_scale != 1.0 ? " p_scale" : "") << (dropout > 0 ? " dropout=" + std::to_string(dropout) : "");
   return os.str();
 }
 
@@ -227,12 +229,39 @@ class Builder {
     }
     Desc *p = score();
     pw(CUDNN_POINTWISE_DIV, e, sum, p);
+    if (c_.dropout > 0) p = dropout(p);
     if (c_.p_scale != 1.0) {
       Desc *scaled_p = score();
       pw(CUDNN_POINTWISE_MUL, p, by_value(kSdpaPScale, CUDNN_DATA_FLOAT), scaled_p);
       p = scaled_p;
     }
     matmul(p, v, o);
+  }
+
+  // P * RNG(BERNOULLI keep) * 1 / (1 - dropout), as cudnn-frontend forms it.
+  Desc *dropout(Desc *p) {
+    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_RNG_DESCRIPTOR));
+    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, CUDNN_RNG_DISTRIBUTION_BERNOULLI),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1.0 - c_.dropout),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
+    Desc *seed = real(kSdpaSeed, CUDNN_DATA_INT64, ones(sh_.rank()));
+    Desc *offset = real(kSdpaOffset, CUDNN_DATA_INT64, ones(sh_.rank()));
+    Desc *mask = score();
+    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR));
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mask->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, seed->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, offset->d),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+    g_.ops.push_back(op);
+    Desc *dropped = score();
+    pw(CUDNN_POINTWISE_MUL, p, mask, dropped);
+    Desc *scaled = score();
+    pw(CUDNN_POINTWISE_MUL, dropped, by_value(kSdpaDropScale, CUDNN_DATA_FLOAT), scaled);
+    return scaled;
   }
 
   // By-value tensors the variant pack must carry (cudnn-frontend passes them
@@ -264,6 +293,7 @@ SdpaGraph build_sdpa_graph(const SdpaConfig &c) {
   };
   if (c.scale_by_value) add_float(kSdpaScale, static_cast<float>(c.scale));
   if (c.p_scale != 1.0) add_float(kSdpaPScale, static_cast<float>(c.p_scale));
+  if (c.dropout > 0) add_float(kSdpaDropScale, static_cast<float>(1.0 / (1.0 - c.dropout)));
   if (c.padding) add_float(Builder::kPadFill, std::numeric_limits<float>::lowest());
   if (c.causal) add_float(Builder::kCausalFill, static_cast<float>(c.causal_fill));
   if (c.window > 0) {
@@ -306,7 +336,16 @@ SdpaData make_sdpa_data(const SdpaConfig &c, Rng &rng) {
   }
   d.slopes = make_tensor(CUDNN_DATA_FLOAT, sh.slopes_dims, packed(sh.slopes_dims));
   fill_random(d.slopes, rng, 0.05, 0.5);
+  d.seed = make_tensor(CUDNN_DATA_INT64, ones(sh.rank()), ones(sh.rank()));
+  d.offset = make_tensor(CUDNN_DATA_INT64, ones(sh.rank()), ones(sh.rank()));
+  d.seed.set(std::vector<int64_t>(static_cast<size_t>(sh.rank()), 0), static_cast<double>(c.seed));
+  d.offset.set(std::vector<int64_t>(static_cast<size_t>(sh.rank()), 0), static_cast<double>(c.offset));
   return d;
+}
+
+int sdpa_keep(const SdpaConfig &c, int64_t b, int64_t h, int64_t i, int64_t j) {
+  const uint64_t index = static_cast<uint64_t>(((b * c.h + h) * c.s_q + i) * c.s_kv + j);
+  return bernoulli_draw(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(c.offset), index, 1.0 - c.dropout);
 }
 
 // softmax(scale * Q K^T + bias + alibi, masked) V, per (batch, head, row), in
@@ -377,7 +416,9 @@ SdpaExpect sdpa_reference(const SdpaConfig &c, const SdpaData &d, int64_t row_st
         for (int64_t e = 0; e < c.d_v; ++e) {
           double o = 0, mag = 0;
           for (int64_t j = 0; j < c.s_kv; ++j) {
-            const double p = std::exp(s[static_cast<size_t>(j)] - m) / l, v = d.v.get(ki(b, h, j, e));
+            double p = std::exp(s[static_cast<size_t>(j)] - m) / l;
+            const double v = d.v.get(ki(b, h, j, e));
+            if (c.dropout > 0) p *= sdpa_keep(c, b, h, i, j) * static_cast<double>(static_cast<float>(1.0 / (1.0 - c.dropout)));
             o += p * v * static_cast<float>(c.p_scale);
             mag += p * std::fabs(v);
           }

@@ -42,6 +42,10 @@ struct SdpaConfig {
   // A by-value MUL of the softmax output before P V (the shape of a dropout
   // scale): not the fused engine's pattern, so only the op-by-op engine runs it.
   double p_scale = 1.0;
+  // Dropout as cudnn-frontend forms it: P * RNG(BERNOULLI, keep 1 - dropout,
+  // INT64 seed / offset tensors [1,1,1,1]) * 1 / (1 - dropout) (by value).
+  double dropout = 0;
+  int64_t seed = 1234, offset = 0;
   double causal_fill = -std::numeric_limits<double>::infinity();  // value of masked scores
   std::string name() const;
 };
@@ -49,8 +53,12 @@ struct SdpaConfig {
 // Uids of the graph's caller-visible tensors.
 enum SdpaUid : int64_t {
   kSdpaQ = 1, kSdpaK, kSdpaV, kSdpaO, kSdpaStats, kSdpaScale, kSdpaBias, kSdpaSeqQ, kSdpaSeqKv, kSdpaSlopes,
-  kSdpaPScale,
+  kSdpaPScale, kSdpaSeed, kSdpaOffset, kSdpaDropScale,
 };
+
+// The dropout keep mask of score element (b, h, i, j) (0 or 1), from an
+// independent Philox (tests/common/rng_reference.hpp); h counts Q heads.
+int sdpa_keep(const SdpaConfig &c, int64_t b, int64_t h, int64_t i, int64_t j);
 
 // The descriptors of one SDPA graph (they own each other's lifetimes) and the
 // operation list to finalize.
@@ -81,6 +89,7 @@ SdpaGraph build_sdpa_graph(const SdpaConfig &c);
 // Host data of one problem.
 struct SdpaData {
   HostTensor q, k, v, o, stats, scale, bias, seq_q, seq_kv, slopes;
+  HostTensor seed, offset;  // INT64 [1,..,1] (dropout)
 };
 SdpaData make_sdpa_data(const SdpaConfig &c, Rng &rng);
 
