@@ -28,24 +28,6 @@ constexpr const char *kFused = "cpu.fusion.bn";
 constexpr const char *kSequential = "cpu.graph.sequential";
 constexpr const char *kRows = "cpu.normalization.rows";
 
-std::string plan_engine(const Desc &plan) {
-  int64_t n = 0;
-  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n,
-                               nullptr) != CUDNN_STATUS_SUCCESS ||
-      n <= 0)
-    return "?";
-  std::string text(static_cast<size_t>(n), '\0');
-  int64_t got = 0;
-  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, n, &got,
-                               text.data()) != CUDNN_STATUS_SUCCESS)
-    return "?";
-  const std::string key = "\"engine\":\"";
-  const size_t at = text.find(key);
-  if (at == std::string::npos) return "?";
-  const size_t from = at + key.size();
-  return text.substr(from, text.find('"', from) - from);
-}
-
 // Runs the graph through every engine config heuristics mode A offers (best
 // first), comparing every output each time. Returns the engines' names.
 std::vector<std::string> run_pattern(PatternGraph &pg) {
@@ -53,32 +35,7 @@ std::vector<std::string> run_pattern(PatternGraph &pg) {
   EXPECT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
   std::vector<std::string> names;
   {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> ops;
-    for (Desc *o : pg.ops) ops.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, ops), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    int64_t count = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                       nullptr),
-              CUDNN_STATUS_SUCCESS);
-    std::vector<std::unique_ptr<Desc>> cfgs;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (int64_t i = 0; i < count; ++i) {
-      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-      raw.push_back(cfgs.back()->d);
-    }
-    int64_t got = 0;
-    if (count > 0)
-      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
-                                         &got, raw.data()),
-                CUDNN_STATUS_SUCCESS);
+    const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, pg.ops);
     for (auto &cfg : cfgs) {
       Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
@@ -89,9 +46,9 @@ std::vector<std::string> run_pattern(PatternGraph &pg) {
         names.push_back("?");
         continue;
       }
-      names.push_back(plan_engine(plan));
+      names.push_back(plan_engine_name(plan));
       SCOPED_TRACE("engine " + names.back());
-      int64_t ws_size = 0;
+      int64_t ws_size = 0, got = 0;
       EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
                                          &ws_size),
                 CUDNN_STATUS_SUCCESS);

@@ -26,61 +26,8 @@ namespace {
 constexpr const char *kFusedEngine = "cpu.fusion.runtime";
 constexpr const char *kOpByOpEngine = "cpu.graph.sequential";
 
-std::string plan_engine_name(const Desc &plan) {
-  int64_t n = 0;
-  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n,
-                               nullptr) != CUDNN_STATUS_SUCCESS ||
-      n <= 0) {
-    last_error();
-    return "?";
-  }
-  std::string text(static_cast<size_t>(n), '\0');
-  int64_t got = 0;
-  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, n, &got,
-                               text.data()) != CUDNN_STATUS_SUCCESS)
-    return "?";
-  const std::string key = "\"engine\":\"";
-  const size_t at = text.find(key);
-  if (at == std::string::npos) return "?";
-  const size_t from = at + key.size(), to = text.find('"', from);
-  return text.substr(from, to - from);
-}
-
 class BackendFusion : public BackendGraphTest {
  public:
-  // Every engine config heuristics offer for the graph, best first.
-  std::vector<std::unique_ptr<Desc>> engine_configs(const FusionGraph &fg, cudnnBackendHeurMode_t mode) {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> handles;
-    for (Desc *o : fg.ops) handles.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    int64_t count = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                       nullptr),
-              CUDNN_STATUS_SUCCESS);
-    std::vector<std::unique_ptr<Desc>> cfgs;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (int64_t i = 0; i < count; ++i) {
-      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-      raw.push_back(cfgs.back()->d);
-    }
-    int64_t got = 0;
-    if (count > 0) {
-      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
-                                         &got, raw.data()),
-                CUDNN_STATUS_SUCCESS);
-    }
-    EXPECT_EQ(got, count);
-    return cfgs;
-  }
-
   // Makes the plan of cfg, runs it on fresh copies of the inputs and poisoned
   // outputs, and compares every output. Returns the engine's name.
   std::string run_config(FusionGraph &fg, Desc &cfg) {
@@ -123,7 +70,7 @@ class BackendFusion : public BackendGraphTest {
     SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
     Rng rng(seed);
     FusionGraph fg = build_fusion_graph(c, rng);
-    auto cfgs = engine_configs(fg, CUDNN_HEUR_MODE_A);
+    auto cfgs = engine_configs(handle, fg.ops, CUDNN_HEUR_MODE_A);
     if (cfgs.empty()) {
       // GPU fusion is later work; half/bfloat16 graphs may have no engine
       // (the anchor's engines decide). Say so rather than fail.
@@ -140,7 +87,7 @@ class BackendFusion : public BackendGraphTest {
       SCOPED_TRACE(testing::Message() << "mode A config " << e << " of " << cfgs.size());
       names.push_back(run_config(fg, *cfgs[e]));
     }
-    auto fallback = engine_configs(fg, CUDNN_HEUR_MODE_FALLBACK);
+    auto fallback = engine_configs(handle, fg.ops, CUDNN_HEUR_MODE_FALLBACK);
     EXPECT_FALSE(fallback.empty()) << "mode A offers engines but FALLBACK none";
     std::string fallback_first;
     if (!fallback.empty()) {
@@ -250,7 +197,7 @@ TEST_F(BackendFusion, MissingRealIntermediateIsRefused) {
   Rng rng(115);
   FusionConfig c = random_fusion_config(FusionPattern::dbarcs, rng);
   FusionGraph fg = build_fusion_graph(c, rng);
-  auto cfgs = engine_configs(fg, CUDNN_HEUR_MODE_A);
+  auto cfgs = engine_configs(handle, fg.ops, CUDNN_HEUR_MODE_A);
   if (cfgs.empty()) GTEST_SKIP() << "no engine for the graph";
   Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
   ASSERT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);

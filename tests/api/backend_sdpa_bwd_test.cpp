@@ -20,52 +20,21 @@ namespace {
 
 class BackendSdpaBwd : public BackendGraphTest {
  public:
-  std::vector<std::unique_ptr<Desc>> engine_configs(const SdpaGraph &sg, std::vector<std::string> *names) {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> handles;
-    for (Desc *o : sg.ops) handles.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    int64_t count = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                       nullptr),
-              CUDNN_STATUS_SUCCESS);
-    std::vector<std::unique_ptr<Desc>> cfgs;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (int64_t i = 0; i < count; ++i) {
-      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-      raw.push_back(cfgs.back()->d);
-    }
-    int64_t got = 0;
-    if (count > 0)
-      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
-                                         &got, raw.data()),
-                CUDNN_STATUS_SUCCESS);
+  // The engine configs heuristics offer (mode A), best first, and their engines' names.
+  std::vector<std::unique_ptr<Desc>> configs_and_names(const SdpaGraph &sg, std::vector<std::string> *names) {
+    auto cfgs = engine_configs(handle, sg.ops);
     for (auto &cfg : cfgs) names->push_back(engine_name(cfg->d));
     return cfgs;
   }
 
-  // The engine's name through the plan's JSON (it names the engine).
+  // The engine of cfg (through its plan's JSON).
   std::string engine_name(cudnnBackendDescriptor_t cfg) {
     Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg),
               CUDNN_STATUS_SUCCESS);
     if (plan.finalize() != CUDNN_STATUS_SUCCESS) return "?";
-    int64_t n = 0;
-    std::string json(1 << 16, '\0');
-    if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
-                                 static_cast<int64_t>(json.size()), &n, &json[0]) != CUDNN_STATUS_SUCCESS)
-      return "?";
-    for (const char *e : {"cpu.fusion.sdpa_bwd", "cpu.fusion.sdpa", "cpu.graph.sequential", "cuda.graph.sequential"})
-      if (json.find(e) != std::string::npos) return e;
-    return "other";
+    return plan_engine_name(plan);
   }
 
   // Runs the backward graph of c on every engine heuristics offer and checks
@@ -79,7 +48,7 @@ class BackendSdpaBwd : public BackendGraphTest {
     SdpaBwdData data = make_sdpa_bwd_data(c, rng);
     const SdpaBwdExpect want = sdpa_bwd_reference(c, data);
     std::vector<std::string> names;
-    auto cfgs = engine_configs(sg, &names);
+    auto cfgs = configs_and_names(sg, &names);
     if (gpu_mode()) {
       // No GPU fused attention: the GPU runs it op by op or refuses.
       for (const std::string &n : names) EXPECT_NE(n, "cpu.fusion.sdpa_bwd");
@@ -167,7 +136,7 @@ class BackendSdpaDropout : public BackendSdpaBwd {
     SdpaGraph sg = build_sdpa_graph(c);
     const SdpaExpect want = sdpa_reference(c, data);
     std::vector<std::string> names;
-    auto cfgs = engine_configs(sg, &names);
+    auto cfgs = configs_and_names(sg, &names);
     if (!gpu_mode()) {
       EXPECT_EQ(cfgs.size(), 2u);
       if (!names.empty()) EXPECT_EQ(names[0], "cpu.fusion.sdpa");
@@ -335,7 +304,7 @@ TEST_F(BackendSdpaBwd, OtherGraphsNotFused) {
   ops.erase(ops.end() - 3);  // MATMUL(Q^T, dS_io) -> dK^T
   SdpaGraph partial;
   partial.ops = ops;
-  auto cfgs = engine_configs(partial, &names);
+  auto cfgs = configs_and_names(partial, &names);
   for (const std::string &n : names) EXPECT_NE(n, "cpu.fusion.sdpa_bwd");
 }
 

@@ -19,44 +19,6 @@ namespace {
 
 class BackendSdpa : public BackendGraphTest {
  public:
-  // Every engine config heuristics mode A offers for the graph, best first.
-  std::vector<std::unique_ptr<Desc>> engine_configs(const SdpaGraph &sg, std::vector<int64_t> *workspaces) {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> handles;
-    for (Desc *o : sg.ops) handles.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-    int64_t count = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                       nullptr),
-              CUDNN_STATUS_SUCCESS);
-    std::vector<std::unique_ptr<Desc>> cfgs;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (int64_t i = 0; i < count; ++i) {
-      cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-      raw.push_back(cfgs.back()->d);
-    }
-    int64_t got = 0;
-    if (count > 0)
-      EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
-                                         &got, raw.data()),
-                CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(got, count);
-    for (auto &cfg : cfgs) {
-      int64_t ws = -1, n = 0;
-      EXPECT_EQ(cudnnBackendGetAttribute(cfg->d, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &ws),
-                CUDNN_STATUS_SUCCESS);
-      workspaces->push_back(ws);
-    }
-    return cfgs;
-  }
-
   // Runs the graph of c on every engine heuristics offer and checks O (and
   // stats). Returns the number of engines that ran it.
   size_t check(const SdpaConfig &c, uint64_t seed) {
@@ -65,8 +27,7 @@ class BackendSdpa : public BackendGraphTest {
     Rng rng(seed);
     SdpaData data = make_sdpa_data(c, rng);
     const SdpaExpect want = sdpa_reference(c, data);
-    std::vector<int64_t> workspaces;
-    auto cfgs = engine_configs(sg, &workspaces);
+    auto cfgs = engine_configs(handle, sg.ops);
     // On a GPU, no engine is acceptable (GPU attention is later work); an
     // engine that does take the graph must compute it right.
     if (gpu_mode() && cfgs.empty()) return 0;
@@ -76,11 +37,11 @@ class BackendSdpa : public BackendGraphTest {
       // The fused engine ranks first and needs no s_q x s_kv workspace; the
       // op-by-op engine follows.
       EXPECT_EQ(cfgs.size(), 2u);
-      if (!workspaces.empty()) EXPECT_LT(static_cast<size_t>(workspaces[0]), score_bytes);
+      if (!cfgs.empty()) EXPECT_LT(static_cast<size_t>(config_workspace(*cfgs[0])), score_bytes);
     } else if (!gpu_mode()) {
       // Not the fused pattern: the op-by-op engine alone.
       EXPECT_EQ(cfgs.size(), 1u);
-      if (!workspaces.empty()) EXPECT_GE(static_cast<size_t>(workspaces[0]), score_bytes);
+      if (!cfgs.empty()) EXPECT_GE(static_cast<size_t>(config_workspace(*cfgs[0])), score_bytes);
     }
     for (size_t e = 0; e < cfgs.size(); ++e) {
       SCOPED_TRACE(testing::Message() << "engine config " << e << " of " << cfgs.size());

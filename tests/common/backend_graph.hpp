@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/expect_status.hpp"
 #include "common/random.hpp"
 
 namespace fdnn_test {
@@ -72,6 +74,85 @@ inline std::unique_ptr<Desc> pointwise_op(cudnnPointwiseMode_t mode, Desc &x, De
   return op;  // pw may be destroyed: the op keeps what it needs
 }
 
+// The graph of `ops` on `handle`, finalized (check `*status` when the graph
+// may be refused: without it, a refusal fails the test).
+inline std::unique_ptr<Desc> operation_graph(cudnnHandle_t handle, const std::vector<Desc *> &ops,
+                                             cudnnStatus_t *status = nullptr) {
+  auto graph = std::make_unique<Desc>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  std::vector<cudnnBackendDescriptor_t> handles;
+  for (Desc *o : ops) handles.push_back(o->d);
+  EXPECT_EQ(graph->set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(graph->set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
+  const cudnnStatus_t st = graph->finalize();
+  if (status != nullptr) *status = st;
+  else EXPECT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
+  return graph;
+}
+
+// Every engine config heuristics (`mode`) offer for a finalized graph, best
+// first.
+inline std::vector<std::unique_ptr<Desc>> engine_configs(const Desc &graph,
+                                                         cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
+  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
+  int64_t count = 0;
+  EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                     nullptr),
+            CUDNN_STATUS_SUCCESS);
+  std::vector<std::unique_ptr<Desc>> cfgs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (int64_t i = 0; i < count; ++i) {
+    cfgs.push_back(std::make_unique<Desc>(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+    raw.push_back(cfgs.back()->d);
+  }
+  int64_t got = 0;
+  if (count > 0) {
+    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
+                                       &got, raw.data()),
+              CUDNN_STATUS_SUCCESS);
+  }
+  EXPECT_EQ(got, count);
+  return cfgs;
+}
+
+// The same for the graph of `ops` (which must finalize).
+inline std::vector<std::unique_ptr<Desc>> engine_configs(cudnnHandle_t handle, const std::vector<Desc *> &ops,
+                                                         cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
+  return engine_configs(*operation_graph(handle, ops), mode);
+}
+
+// The workspace an engine config asks for.
+inline int64_t config_workspace(const Desc &cfg) {
+  int64_t ws = -1, n = 0;
+  EXPECT_EQ(cudnnBackendGetAttribute(cfg.d, CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &ws),
+            CUDNN_STATUS_SUCCESS);
+  return ws;
+}
+
+// The engine a finalized plan runs, from its JSON ("?" when unreadable).
+inline std::string plan_engine_name(const Desc &plan) {
+  int64_t n = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0, &n,
+                               nullptr) != CUDNN_STATUS_SUCCESS ||
+      n <= 0) {
+    last_error();
+    return "?";
+  }
+  std::string text(static_cast<size_t>(n), '\0');
+  int64_t got = 0;
+  if (cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, n, &got,
+                               text.data()) != CUDNN_STATUS_SUCCESS)
+    return "?";
+  const std::string key = "\"engine\":\"";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "?";
+  const size_t from = at + key.size();
+  return text.substr(from, text.find('"', from) - from);
+}
+
 class BackendGraphTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS); }
@@ -91,30 +172,10 @@ class BackendGraphTest : public ::testing::Test {
   // graph -> heuristics -> first engine config -> finalized plan (null when
   // heuristics offer nothing).
   std::unique_ptr<Desc> make_plan(const std::vector<Desc *> &ops, cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A) {
-    Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    std::vector<cudnnBackendDescriptor_t> handles;
-    for (Desc *o : ops) handles.push_back(o->d);
-    EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(graph.finalize(), CUDNN_STATUS_SUCCESS);
-
-    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
-    int64_t count = -1;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
-                                       &count, nullptr),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_GE(count, 1);
-    if (count < 1) return nullptr;
-    Desc cfg(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    int64_t got = 0;
-    EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
-                                       &cfg.d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(got, 1);
+    const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, ops, mode);
+    EXPECT_GE(cfgs.size(), 1u);
+    if (cfgs.empty()) return nullptr;
+    const Desc &cfg = *cfgs.front();
 
     auto plan = std::make_unique<Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     EXPECT_EQ(plan->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);

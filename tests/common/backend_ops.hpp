@@ -38,22 +38,10 @@ inline std::unique_ptr<Desc> tensor_desc(int64_t uid, cudnnDataType_t dtype, con
 // How many engine configs heuristics mode A offers for the graph of `ops`
 // (-1 when the graph does not finalize).
 inline int64_t engine_count(cudnnHandle_t handle, const std::vector<Desc *> &ops) {
-  Desc graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  std::vector<cudnnBackendDescriptor_t> handles;
-  for (Desc *o : ops) handles.push_back(o->d);
-  EXPECT_EQ(graph.set1(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, handles), CUDNN_STATUS_SUCCESS);
-  if (graph.finalize() != CUDNN_STATUS_SUCCESS) return -1;
-  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph.d),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(heur.set1(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, CUDNN_HEUR_MODE_A), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(heur.finalize(), CUDNN_STATUS_SUCCESS);
-  int64_t count = -1;
-  EXPECT_EQ(cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                     nullptr),
-            CUDNN_STATUS_SUCCESS);
-  return count;
+  cudnnStatus_t finalized = CUDNN_STATUS_SUCCESS;
+  const std::unique_ptr<Desc> graph = operation_graph(handle, ops, &finalized);
+  if (finalized != CUDNN_STATUS_SUCCESS) return -1;
+  return static_cast<int64_t>(engine_configs(*graph).size());
 }
 
 }  // namespace fdnn_test
