@@ -2,6 +2,7 @@
 // CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR (the node): a graph::MatmulOp.
 #include "backend/operation.hpp"
 #include "core/error.hpp"
+#include "core/matmul_support.hpp"
 
 namespace fdnn::backend {
 
@@ -62,10 +63,12 @@ class MatmulOperation : public OperationDescriptor {
     check_arg(a.dims[r - 1] == b.dims[r - 2], "a has K = ", a.dims[r - 1], " but b has K = ", b.dims[r - 2]);
     check_arg(a.dims[r - 2] == c.dims[r - 2] && b.dims[r - 1] == c.dims[r - 1], "c is ", c.dims[r - 2], "x",
               c.dims[r - 1], ", expected ", a.dims[r - 2], "x", b.dims[r - 1]);
+    // Batch broadcast (core/matmul_support.hpp): one of a's and b's extents
+    // divides the other, c's is the larger.
     for (int i = 0; i < r - 2; ++i)
-      check_arg((a.dims[i] == c.dims[i] || a.dims[i] == 1) && (b.dims[i] == c.dims[i] || b.dims[i] == 1),
-                "batch dimension ", i, " of a (", a.dims[i], ") or b (", b.dims[i], ") does not broadcast to c's (",
-                c.dims[i], ")");
+      check_arg(matmul_batch_extents_valid(a.dims[i], b.dims[i], c.dims[i]), "batch dimension ", i, ": a (", a.dims[i],
+                ") and b (", b.dims[i], ") must be extents of which one divides the other, and c's (", c.dims[i],
+                ") the larger of the two");
     op_ = op;
   }
 };

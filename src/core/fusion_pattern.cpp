@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/matmul_support.hpp"
 #include "core/pointwise_math.hpp"
 #include "graph/op_io.hpp"
 
@@ -223,6 +224,9 @@ Support match_fusion(const graph::Graph &g, FusionPattern *out) {
   if (!anchors.empty()) {
     p.anchor = anchors.front();
     const graph::Op &anchor = g.ops()[p.anchor];
+    // Slices cut a and b along c's batch dims: divisor broadcast (GQA) runs op by op.
+    if (const auto *m = std::get_if<graph::MatmulOp>(&anchor); m && !matmul_batches_plain(g, *m))
+      return Support::no("the matmul broadcasts a batch extent that divides c's (not 1): not fused");
     p.anchor_output = anchor_output(anchor);
     p.space = g.tensor(p.anchor_output).dims;
     std::set<int> claimed{p.anchor};

@@ -1,5 +1,7 @@
 #include "core/matmul_support.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace fdnn {
@@ -14,14 +16,36 @@ Support check_single_matmul(const graph::Graph &g) {
   if (a.dims[r - 2] != c.dims[r - 2] || b.dims[r - 1] != c.dims[r - 1] || a.dims[r - 1] != b.dims[r - 2])
     return Support::no(cat("shapes do not multiply: a ", a.to_string(), ", b ", b.to_string(), ", c ", c.to_string()));
   for (int i = 0; i < r - 2; ++i)
-    if ((a.dims[i] != c.dims[i] && a.dims[i] != 1) || (b.dims[i] != c.dims[i] && b.dims[i] != 1))
-      return Support::no(cat("batch dimension ", i, " of a or b neither matches c nor broadcasts"));
+    if (!batch_extent_divides(a.dims[i], c.dims[i]) || !batch_extent_divides(b.dims[i], c.dims[i]))
+      return Support::no(cat("batch dimension ", i, " of a (", a.dims[i], ") or b (", b.dims[i],
+                             ") does not divide c's (", c.dims[i], ")"));
   return Support::yes();
+}
+
+bool batch_extent_divides(int64_t operand, int64_t c) { return operand >= 1 && c % operand == 0; }
+
+bool matmul_batch_extents_valid(int64_t a, int64_t b, int64_t c) {
+  return a >= 1 && b >= 1 && (a % b == 0 || b % a == 0) && c == std::max(a, b);
+}
+
+bool matmul_batches_plain(const graph::Graph &g) {
+  const auto &op = std::get<graph::MatmulOp>(g.ops().front());
+  return matmul_batches_plain(g, op);
+}
+
+bool matmul_batches_plain(const graph::Graph &g, const graph::MatmulOp &op) {
+  const graph::Tensor &a = g.tensor(op.a), &b = g.tensor(op.b), &c = g.tensor(op.c);
+  for (int i = 0; i < c.rank() - 2; ++i)
+    if ((a.dims[i] != 1 && a.dims[i] != c.dims[i]) || (b.dims[i] != 1 && b.dims[i] != c.dims[i])) return false;
+  return true;
 }
 
 MatmulGeometry matmul_geometry(const graph::Graph &g) {
   const auto &op = std::get<graph::MatmulOp>(g.ops().front());
-  const graph::Tensor &a = g.tensor(op.a), &b = g.tensor(op.b), &c = g.tensor(op.c);
+  return matmul_geometry(g.tensor(op.a), g.tensor(op.b), g.tensor(op.c));
+}
+
+MatmulGeometry matmul_geometry(const graph::Tensor &a, const graph::Tensor &b, const graph::Tensor &c) {
   const int r = c.rank();
   MatmulGeometry geo;
   geo.m = c.dims[r - 2];
@@ -37,8 +61,10 @@ MatmulGeometry matmul_geometry(const graph::Graph &g) {
     for (int i = r - 3; i >= 0; --i) {
       const int64_t idx = rest % c.dims[i];
       rest /= c.dims[i];
-      if (a.dims[i] != 1) ao += idx * a.strides[i];
-      if (b.dims[i] != 1) bo += idx * b.strides[i];
+      // Batch index idx of c reads index idx / (c / operand) of an operand
+      // whose extent divides c's (0 for extent 1).
+      if (a.dims[i] != 1) ao += idx / (c.dims[i] / a.dims[i]) * a.strides[i];
+      if (b.dims[i] != 1) bo += idx / (c.dims[i] / b.dims[i]) * b.strides[i];
       co += idx * c.strides[i];
     }
     geo.a_offsets.push_back(ao);

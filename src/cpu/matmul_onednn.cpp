@@ -73,6 +73,7 @@ class OnednnMatmulEngine final : public Engine {
     if (!s) return s;
     const auto &op = std::get<graph::MatmulOp>(g.ops().front());
     if (op.blend.alpha != 1.0 || op.blend.beta != 0.0) return Support::no("output blending (alpha, beta)");
+    if (!matmul_batches_plain(g)) return Support::no("oneDNN broadcasts batch extents of 1 only, not divisors");
     const graph::Tensor &a = g.tensor(op.a), &b = g.tensor(op.b), &c = g.tensor(op.c);
     memory::data_type dt{};
     if (!dnnl_type(c.dtype, &dt) || a.dtype != c.dtype || b.dtype != c.dtype)

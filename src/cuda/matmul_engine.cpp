@@ -61,6 +61,8 @@ class CudaMatmulEngine final : public Engine {
     if (g.tensor(op.a).dtype != t || g.tensor(op.b).dtype != t) return Support::no("a, b and c must share one type");
     const graph::Tensor &c = g.tensor(op.c);
     if (c.rank() - 2 > kMatmulMaxBatchDims) return Support::no("too many batch dimensions");
+    if (!matmul_batches_plain(g))
+      return Support::no("batch extents of a and b must equal c's or be 1 (no divisor broadcast on the GPU yet)");
     int64_t batches = 1;
     for (int i = 0; i < c.rank() - 2; ++i) batches *= c.dims[i];
     if (batches >= 65536) return Support::no("at most 65535 batches (one grid z-slice each)");

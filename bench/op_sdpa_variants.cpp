@@ -1,0 +1,148 @@
+// --op=sdpa-variant: the variants of the attention forward graph
+// (tests/common/backend_sdpa_variants.hpp) through the backend API, on the
+// first engine heuristics mode A offers. Shape BxHxKxSxD: batch, query heads,
+// K/V heads (dividing H), sequence (s_q = s_kv), head dim (d = d_v); BHSD.
+// --alg picks the variant:
+//   gqa       rank-4 grouped-query heads (on the CPU: the fused engine)
+//   dropout   dropout from an RNG op (p = 0.1), op by op
+//   paged     K/V from paged caches (block size 64), op by op
+//   fp8-e4m3, fp8-e5m2   the FP8 graph (scales, amax), op by op; --dt ignored
+// FLOPs: 4 b h s^2 d (the two matmuls). The check asks for finite outputs:
+// the float64 reference at these sizes is too slow here (the tests in
+// tests/api/backend_sdpa_variants_test.cpp compare against it).
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "backend_plan.hpp"
+#include "common/backend_sdpa_variants.hpp"
+#include "default_set.hpp"
+#include "dtype.hpp"
+#include "op.hpp"
+
+namespace bench {
+namespace {
+
+const char *const kVariantAlgs = "gqa, dropout, paged, fp8-e4m3, fp8-e5m2";
+
+void apply_alg(const std::string &alg, fdnn_test::SdpaVariantConfig *c) {
+  if (alg.empty() || alg == "gqa") return;
+  if (alg == "dropout") {
+    c->dropout = fdnn_test::SdpaDropout::rng, c->dropout_p = 0.1;
+  } else if (alg == "paged") {
+    c->paged = true, c->block_size = 64;
+  } else if (alg == "fp8-e4m3") {
+    c->io_type = CUDNN_DATA_FP8_E4M3;
+  } else if (alg == "fp8-e5m2") {
+    c->io_type = CUDNN_DATA_FP8_E5M2;
+  } else {
+    throw std::invalid_argument("unknown sdpa-variant --alg '" + alg + "' (" + kVariantAlgs + ")");
+  }
+}
+
+class SdpaVariantRun : public OpRun {
+ public:
+  SdpaVariantRun(cudnnHandle_t handle, const Problem &p) : handle_(handle) {
+    const Dims &s = p.shapes[0];
+    c_.b = s[0], c_.h = s[1], c_.h_kv = s[2], c_.s_q = s[3], c_.s_kv = s[3], c_.d = s[4], c_.d_v = s[4];
+    c_.io_type = to_cudnn_dtype(p.knobs.dt);
+    c_.scale = 1.0 / std::sqrt(static_cast<double>(c_.d));
+    apply_alg(p.knobs.alg, &c_);
+    graph_ = fdnn_test::build_sdpa_variant_graph(c_);
+    plan_ = plan_graph(handle_, graph_.ops, CUDNN_HEUR_MODE_A);
+  }
+
+  void fill(uint64_t seed) override {
+    fdnn_test::Rng rng(seed);
+    data_ = fdnn_test::make_sdpa_variant_data(c_, rng);
+    const auto tensors = fdnn_test::sdpa_variant_tensors(c_, data_);
+    std::vector<int64_t> uids;
+    std::vector<void *> ptrs;
+    bufs_.clear();
+    bufs_.reserve(tensors.size());
+    for (const auto &[uid, t] : tensors) {
+      bufs_.push_back(fdnn_test::upload(*t));
+      if (uid == fdnn_test::kVarO) o_index_ = bufs_.size() - 1;
+      uids.push_back(uid);
+      ptrs.push_back(bufs_.back().get());
+    }
+    for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
+    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
+    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
+    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
+                 "set pack workspace");
+    check_status(pack_->finalize(), "finalize variant pack");
+  }
+
+  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+
+  CheckResult check() override {
+    fdnn_test::download(bufs_[o_index_], data_.o);
+    CheckResult r;
+    r.passed = true;
+    for (double v : data_.o.values())
+      if (!std::isfinite(v)) {
+        r.passed = false;
+        r.detail = "O has a non-finite element";
+        break;
+      }
+    return r;
+  }
+
+  double bytes_moved() const override {
+    return static_cast<double>(data_.q.bytes.size() + data_.k.bytes.size() + data_.v.bytes.size() +
+                               data_.o.bytes.size());
+  }
+  double flops() const override { return 4.0 * c_.b * c_.h * static_cast<double>(c_.s_q) * c_.s_kv * c_.d; }
+
+ private:
+  cudnnHandle_t handle_;
+  fdnn_test::SdpaVariantConfig c_;
+  fdnn_test::SdpaVariantGraph graph_;
+  GraphPlan plan_;
+  std::unique_ptr<fdnn_test::Desc> pack_;
+  std::vector<fdnn_test::Buffer> bufs_;
+  size_t o_index_ = 0;
+  fdnn_test::SdpaVariantData data_;
+};
+
+class SdpaVariantFamily : public OpFamily {
+ public:
+  const char *name() const override { return "sdpa-variant"; }
+  const char *help() const override {
+    return "  sdpa-variant  attention forward variants (backend API): shape BxHxKxSxD (K = K/V heads dividing H);\n"
+           "             --alg=gqa|dropout|paged|fp8-e4m3|fp8-e5m2; --dt=f32|f16|bf16 (not for fp8)\n";
+  }
+  void validate(const Problem &p) const override {
+    fdnn_test::SdpaVariantConfig c;
+    apply_alg(p.knobs.alg, &c);
+    if (p.shapes.size() != 1 || p.shapes[0].size() != 5)
+      throw std::invalid_argument("sdpa-variant takes one shape BxHxKxSxD");
+    for (int64_t d : p.shapes[0])
+      if (d < 1) throw std::invalid_argument("sdpa-variant extents must be positive");
+    if (p.shapes[0][1] % p.shapes[0][2] != 0) throw std::invalid_argument("sdpa-variant: K must divide H");
+    const std::string &dt = p.knobs.dt;
+    if (dt != "f32" && dt != "f16" && dt != "bf16") throw std::invalid_argument("sdpa-variant --dt is f32, f16 or bf16");
+  }
+  std::string knobs_text(const Problem &p) const override {
+    return "--alg=" + (p.knobs.alg.empty() ? std::string("gqa") : p.knobs.alg) + " --dt=" + p.knobs.dt;
+  }
+  std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
+    return std::make_unique<SdpaVariantRun>(handle, p);
+  }
+};
+
+BENCH_REGISTER_OP(SdpaVariantFamily)
+
+// The op-by-op variants materialise the s x s scores several times: kept at
+// s = 256 so the default set stays quick on two cores.
+BENCH_DEFAULT_PROBLEMS(sdpa_variant, 96, {
+    "--reset --name=sdpa-variant.gqa.f32 --op=sdpa-variant --alg=gqa --dt=f32 1x8x2x1024x64",
+    "--reset --name=sdpa-variant.dropout.f32 --op=sdpa-variant --alg=dropout --dt=f32 1x8x8x256x64",
+    "--reset --name=sdpa-variant.paged.f32 --op=sdpa-variant --alg=paged --dt=f32 1x8x2x256x64",
+    "--reset --name=sdpa-variant.fp8-e4m3 --op=sdpa-variant --alg=fp8-e4m3 --dt=f32 1x8x8x256x64",
+})
+
+}  // namespace
+}  // namespace bench
