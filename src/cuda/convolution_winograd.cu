@@ -100,6 +100,28 @@ __global__ void __launch_bounds__(kThreads) wino_input_kernel(const T *__restric
   for (int e = 0; e < wino::kTaps; ++e) V[e * plane + idx] = v[e];
 }
 
+__device__ __forceinline__ bool aligned(const void *p, unsigned bytes) {
+  return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0;
+}
+
+// dst[0..n) = alpha * v + beta * dst (beta 0: not read) through one vector
+// access of V (float4: n = 4, float2: n = 2).
+template <class V>
+__device__ __forceinline__ void store_vec(float *dst, const float *v, float alpha, float beta) {
+  constexpr int n = sizeof(V) / sizeof(float);
+  float out[n];
+  if (beta == 0.0f) {
+#pragma unroll
+    for (int j = 0; j < n; ++j) out[j] = alpha * v[j];
+  } else {
+    const V old = *reinterpret_cast<const V *>(dst);
+    const float *o = reinterpret_cast<const float *>(&old);
+#pragma unroll
+    for (int j = 0; j < n; ++j) out[j] = alpha * v[j] + beta * o[j];
+  }
+  *reinterpret_cast<V *>(dst) = *reinterpret_cast<const V *>(out);
+}
+
 template <class T>
 __global__ void __launch_bounds__(kThreads) wino_output_kernel(const T *__restrict__ M, const WinoTiling t,
                                                                T *__restrict__ dst, T alpha, T beta) {
@@ -117,15 +139,30 @@ __global__ void __launch_bounds__(kThreads) wino_output_kernel(const T *__restri
   const int H = t.dst.dims[2], W = t.dst.dims[3];
   const int sh = t.dst.strides[2], sw = t.dst.strides[3];
   T *base = dst + int64_t{at.n} * t.dst.strides[0] + int64_t{k} * t.dst.strides[1];
+  const bool full_rows = sw == 1 && at.w0 + wino::kOut <= W;
 #pragma unroll
   for (int i = 0; i < wino::kOut; ++i) {
     const int h = at.h0 + i;
     if (h >= H) break;
+    T *row = base + h * sh + at.w0 * sw;
+    // Whole rows of 4 contiguous floats go out as one 16-byte store (or two
+    // 8-byte ones): a quarter of the store instructions of the scalar loop.
+    if constexpr (sizeof(T) == 4) {
+      if (full_rows && aligned(row, 16)) {
+        store_vec<float4>(row, y[i], alpha, beta);
+        continue;
+      }
+      if (full_rows && aligned(row, 8)) {
+        store_vec<float2>(row, y[i], alpha, beta);
+        store_vec<float2>(row + 2, &y[i][2], alpha, beta);
+        continue;
+      }
+    }
 #pragma unroll
     for (int j = 0; j < wino::kOut; ++j) {
       const int x = at.w0 + j;
       if (x >= W) break;
-      T *p = base + h * sh + x * sw;
+      T *p = row + j * sw;
       // beta == 0 never reads the output (NaN there must not survive).
       *p = beta == T(0) ? alpha * y[i][j] : alpha * y[i][j] + beta * *p;
     }
@@ -163,6 +200,20 @@ __global__ void __launch_bounds__(kThreads) wino_grad_kernel(const T *__restrict
   wino::grad_tile(q, z);
 #pragma unroll
   for (int e = 0; e < wino::kTaps; ++e) Z[e * plane + idx] = z[e];
+}
+
+// S[e][0] = sum over p of S[e][p] (in place, in order: deterministic): one
+// thread per (tap, filter pair), so that the sum runs 36 times wider than in
+// the filter-gradient kernel.
+template <class T>
+__global__ void __launch_bounds__(kThreads) wino_sum_parts_kernel(T *__restrict__ S, int parts, int64_t pairs) {
+  const int64_t idx = int64_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (idx >= pairs * wino::kTaps) return;
+  const int64_t e = idx / pairs, pair = idx - e * pairs;
+  T *base = S + e * parts * pairs + pair;
+  T sum = base[0];
+  for (int p = 1; p < parts; ++p) sum += base[p * pairs];
+  base[0] = sum;
 }
 
 template <class T>
@@ -232,6 +283,12 @@ template <class T>
 void launch_wino_filter_grad(const T *S, int parts, const WinoFilterMap &m, T *dw, T alpha, T beta, void *stream) {
   const int64_t n = int64_t{m.outer} * m.inner;
   if (n == 0) return;
+  if (parts > 1) {
+    wino_sum_parts_kernel<T><<<blocks_for(n * wino::kTaps), kThreads, 0, as_stream(stream)>>>(const_cast<T *>(S),
+                                                                                               parts, n);
+    check_launch("wino_sum_parts_kernel");
+    parts = 1;
+  }
   wino_filter_grad_kernel<T><<<blocks_for(n), kThreads, 0, as_stream(stream)>>>(S, parts, m, dw, alpha, beta);
   check_launch("wino_filter_grad_kernel");
 }

@@ -60,8 +60,8 @@ void launch_wino_output(const T *M, const WinoTiling &t, T *dst, T alpha, T beta
 template <class T>
 void launch_wino_grad(const T *dy, const WinoTiling &t, T *Z, void *stream);
 // dw(o, i) = alpha * G^T S G + beta * dw for S = the sum over `parts` of
-// S[36][parts][outer][inner] (in order: deterministic), written through the
-// filter map (its flip applied).
+// S[36][parts][outer][inner] (in order: deterministic; the sum is left in
+// part 0 of S), written through the filter map (its flip applied).
 template <class T>
 void launch_wino_filter_grad(const T *S, int parts, const WinoFilterMap &m, T *dw, T alpha, T beta, void *stream);
 
