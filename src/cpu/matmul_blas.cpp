@@ -121,12 +121,20 @@ class Plan final : public ExecutionPlan {
     blas_view(geo.a_rs, geo.a_cs, geo.m, geo.k, &a);
     blas_view(geo.b_rs, geo.b_cs, geo.k, geo.n, &b);
     const int64_t batches = static_cast<int64_t>(geo.c_offsets.size());
+    // A column-major c (a transposed output, as attention backward writes
+    // dV^T and dK^T) is computed as C^T = B^T A^T into the same memory.
+    BlasMatrix c{};
+    blas_view(geo.c_rs, geo.c_cs, geo.m, geo.n, &c);
     auto run = [&](auto zero, ThreadPool *pool, int64_t bi) {
       using T = decltype(zero);
-      parallel_gemm<T>(pool, a.trans, b.trans, geo.m, geo.n, geo.k, static_cast<T>(op.blend.alpha),
-                       static_cast<const T *>(a_data) + geo.a_offsets[bi], a.ld,
-                       static_cast<const T *>(b_data) + geo.b_offsets[bi], b.ld, static_cast<T>(op.blend.beta),
-                       static_cast<T *>(pack.get(op.c)) + geo.c_offsets[bi], geo.c_rs);
+      const T *ap = static_cast<const T *>(a_data) + geo.a_offsets[bi];
+      const T *bp = static_cast<const T *>(b_data) + geo.b_offsets[bi];
+      T *cp = static_cast<T *>(pack.get(op.c)) + geo.c_offsets[bi];
+      const T alpha = static_cast<T>(op.blend.alpha), beta = static_cast<T>(op.blend.beta);
+      if (!c.trans)
+        parallel_gemm<T>(pool, a.trans, b.trans, geo.m, geo.n, geo.k, alpha, ap, a.ld, bp, b.ld, beta, cp, c.ld);
+      else
+        parallel_gemm<T>(pool, !b.trans, !a.trans, geo.n, geo.m, geo.k, alpha, bp, b.ld, ap, a.ld, beta, cp, c.ld);
     };
     auto dispatch = [&](ThreadPool *pool, int64_t bi) {
       if (t == CUDNN_DATA_FLOAT) run(0.0f, pool, bi);
@@ -168,7 +176,7 @@ class BlasMatmulEngine final : public Engine {
     BlasMatrix m{};
     if (!blas_view(geo.a_rs, geo.a_cs, geo.m, geo.k, &m) || !blas_view(geo.b_rs, geo.b_cs, geo.k, geo.n, &m))
       return Support::no("a or b has no unit stride along rows or columns");
-    if (geo.c_cs != 1 || (geo.m > 1 && geo.c_rs < geo.n)) return Support::no("c must be row-major");
+    if (!blas_view(geo.c_rs, geo.c_cs, geo.m, geo.n, &m)) return Support::no("c has no unit stride along rows or columns");
     // With beta = 0, BLAS never reads c (NaN there does not survive).
     return Support::yes();
   }

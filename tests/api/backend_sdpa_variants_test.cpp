@@ -107,17 +107,28 @@ TEST_F(BackendSdpaVariants, MatmulDivisorBroadcast) {
       {CUDNN_DATA_HALF, CUDNN_DATA_HALF},      {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
       {CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT}, {CUDNN_DATA_FP8_E4M3, CUDNN_DATA_FLOAT},
       {CUDNN_DATA_FP8_E5M2, CUDNN_DATA_FLOAT}};
+  // c row-major, or column-major (a transposed output, as attention
+  // backward writes dV^T and dK^T: the BLAS engine computes C^T = B^T A^T).
+  auto c_strides = [](const std::vector<int64_t> &d, bool column_major) {
+    std::vector<int64_t> st = packed(d);
+    if (!column_major) return st;
+    const size_t r = d.size();
+    st[r - 2] = 1;
+    st[r - 1] = d[r - 2];
+    return st;
+  };
   for (const auto &[t, ct] : types) {
     for (const MatmulCase &mc : cases) {
+     for (bool c_col : {false, true}) {
       SCOPED_TRACE(testing::Message() << type_name(t) << "->" << type_name(ct) << " a"
                                       << testing::PrintToString(mc.a_dims) << " b"
-                                      << testing::PrintToString(mc.b_dims));
+                                      << testing::PrintToString(mc.b_dims) << (c_col ? " c column-major" : ""));
       // Packed a where the BLAS engine reads it in place (float, double);
       // any strides where it is staged or the reference engine runs.
       const bool in_place = t == ct && t != CUDNN_DATA_HALF;
       HostTensor a = make_tensor(t, mc.a_dims, in_place ? packed(mc.a_dims) : random_strides(rng, mc.a_dims));
       HostTensor b = make_tensor(t, mc.b_dims, packed(mc.b_dims));
-      HostTensor c = make_tensor(ct, mc.c_dims, packed(mc.c_dims));
+      HostTensor c = make_tensor(ct, mc.c_dims, c_strides(mc.c_dims, c_col));
       fill_random(a, rng, -2, 2);
       fill_random(b, rng, -2, 2);
       auto ad = tensor_desc(1, t, a.dims, a.strides), bd = tensor_desc(2, t, b.dims, b.strides),
@@ -154,6 +165,7 @@ TEST_F(BackendSdpaVariants, MatmulDivisorBroadcast) {
       const size_t n = run_all({&op}, {{1, &a}, {2, &b}, {3, &c}}, {}, {3}, [&] { EXPECT_TRUE(matches(c, want)); });
       // On the CPU the BLAS engine (float or double c) and the reference run it.
       if (!gpu_mode()) EXPECT_GE(n, ct == CUDNN_DATA_HALF ? 1u : 2u);
+     }
     }
   }
 }
