@@ -6,160 +6,10 @@
  * stream. Types: half NHWC (tensor cores allowed; bfloat16 on one layer) and
  * float NCHW with CUDNN_FMA_MATH (no TF32). "bytes" counts x, w and y once each; a second
  * line gives TFLOP/s (2 * N * K * C/g * P * R * S per direction). */
-#include "oracle_common.h"
-
-static cudnnHandle_t handle;
-static cudaStream_t stream;
-static cudaEvent_t ev0, ev1;
-
-typedef struct {
-  cudnnTensorDescriptor_t x, y;
-  cudnnFilterDescriptor_t w;
-  cudnnConvolutionDescriptor_t conv;
-  void *xp, *wp, *yp, *ws;
-  size_t ws_bytes;
-  int dir, algo;
-  cudnnDataType_t t;
-} Ctx;
-
-static cudnnStatus_t run(const Ctx *c) {
-  float one = 1, zero = 0;
-  switch (c->dir) {
-    case 0:
-      return cudnnConvolutionForward(handle, &one, c->x, c->xp, c->w, c->wp, c->conv, (cudnnConvolutionFwdAlgo_t)c->algo,
-                                     c->ws, c->ws_bytes, &zero, c->y, c->yp);
-    case 1:
-      return cudnnConvolutionBackwardData(handle, &one, c->w, c->wp, c->y, c->yp, c->conv,
-                                          (cudnnConvolutionBwdDataAlgo_t)c->algo, c->ws, c->ws_bytes, &zero, c->x,
-                                          c->xp);
-    default:
-      return cudnnConvolutionBackwardFilter(handle, &one, c->x, c->xp, c->y, c->yp, c->conv,
-                                            (cudnnConvolutionBwdFilterAlgo_t)c->algo, c->ws, c->ws_bytes, &zero, c->w,
-                                            c->wp);
-  }
-}
-
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static double time_ms(const Ctx *c, cudnnStatus_t *st) {
-  *st = run(c);
-  if (*st != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 3; ++i) run(c);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 15 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    run(c);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-/* The fastest algorithm by the library's own Find, and its workspace. */
-static int find_best(Ctx *c) {
-  int n = 0;
-  cudnnStatus_t st;
-  if (c->dir == 0) {
-    cudnnConvolutionFwdAlgoPerf_t p[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    st = cudnnFindConvolutionForwardAlgorithm(handle, c->x, c->w, c->conv, c->y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, p);
-    if (st != CUDNN_STATUS_SUCCESS || n < 1 || p[0].status != CUDNN_STATUS_SUCCESS) return 0;
-    c->algo = (int)p[0].algo, c->ws_bytes = p[0].memory;
-  } else if (c->dir == 1) {
-    cudnnConvolutionBwdDataAlgoPerf_t p[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    st = cudnnFindConvolutionBackwardDataAlgorithm(handle, c->w, c->y, c->conv, c->x,
-                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, p);
-    if (st != CUDNN_STATUS_SUCCESS || n < 1 || p[0].status != CUDNN_STATUS_SUCCESS) return 0;
-    c->algo = (int)p[0].algo, c->ws_bytes = p[0].memory;
-  } else {
-    cudnnConvolutionBwdFilterAlgoPerf_t p[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    st = cudnnFindConvolutionBackwardFilterAlgorithm(handle, c->x, c->y, c->conv, c->w,
-                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, p);
-    if (st != CUDNN_STATUS_SUCCESS || n < 1 || p[0].status != CUDNN_STATUS_SUCCESS) return 0;
-    c->algo = (int)p[0].algo, c->ws_bytes = p[0].memory;
-  }
-  return 1;
-}
-
-static void fill(cudnnDataType_t t, void *dev, size_t count) {
-  size_t es = oracle_type_size(t);
-  void *h = malloc(count * es);
-  for (size_t i = 0; i < count; ++i) oracle_store(t, h, i, oracle_nonzero(0.1, 1.0));
-  CUDA_OK(cudaMemcpy(dev, h, count * es, cudaMemcpyHostToDevice));
-  free(h);
-}
-
-static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, int c, int hw, int k, int r, int str,
-                        int pad) {
-  Ctx cx;
-  memset(&cx, 0, sizeof cx);
-  cx.t = t;
-  const cudnnTensorFormat_t fmt = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
-  DNN_OK(cudnnCreateTensorDescriptor(&cx.x));
-  DNN_OK(cudnnCreateTensorDescriptor(&cx.y));
-  DNN_OK(cudnnCreateFilterDescriptor(&cx.w));
-  DNN_OK(cudnnCreateConvolutionDescriptor(&cx.conv));
-  DNN_OK(cudnnSetTensor4dDescriptor(cx.x, fmt, t, n, c, hw, hw));
-  DNN_OK(cudnnSetFilter4dDescriptor(cx.w, t, fmt, k, c, r, r));
-  DNN_OK(cudnnSetConvolution2dDescriptor(cx.conv, pad, pad, str, str, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  DNN_OK(cudnnSetConvolutionMathType(cx.conv, t == CUDNN_DATA_FLOAT ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH));
-  int yn, yc, yh, yw;
-  DNN_OK(cudnnGetConvolution2dForwardOutputDim(cx.conv, cx.x, cx.w, &yn, &yc, &yh, &yw));
-  DNN_OK(cudnnSetTensor4dDescriptor(cx.y, fmt, t, yn, yc, yh, yw));
-  const size_t es = oracle_type_size(t);
-  const size_t xc = (size_t)n * c * hw * hw, wc = (size_t)k * c * r * r, yc_ = (size_t)yn * yc * yh * yw;
-  CUDA_OK(cudaMalloc(&cx.xp, xc * es));
-  CUDA_OK(cudaMalloc(&cx.wp, wc * es));
-  CUDA_OK(cudaMalloc(&cx.yp, yc_ * es));
-  fill(t, cx.xp, xc);
-  fill(t, cx.wp, wc);
-  fill(t, cx.yp, yc_);
-  const double bytes = (double)(xc + wc + yc_) * (double)es;
-  const double flops = 2.0 * n * k * c * (double)yh * yw * r * r;
-  static const char *dirs[3] = {"fwd", "bwd_data", "bwd_filter"};
-  for (int d = 0; d < 3; ++d) {
-    cx.dir = d;
-    char full[200];
-    snprintf(full, sizeof full, "conv.%s.%s.%s.%s", name, dirs[d], nhwc ? "nhwc" : "nchw", oracle_type_name(t));
-    if (!find_best(&cx)) {
-      printf("bench %s failed st=find\n", full);
-      continue;
-    }
-    cx.ws = NULL;
-    if (cx.ws_bytes) CUDA_OK(cudaMalloc(&cx.ws, cx.ws_bytes));
-    cudnnStatus_t st;
-    const double ms = time_ms(&cx, &st);
-    if (ms < 0) {
-      printf("bench %s failed st=%d\n", full, (int)st);
-    } else {
-      printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", full, bytes, ms, bytes / (ms * 1e-3) / 1e9);
-      printf("# %s tflops=%.2f algo=%d ws=%zu\n", full, flops / (ms * 1e-3) / 1e12, cx.algo, cx.ws_bytes);
-    }
-    fflush(stdout);
-    if (cx.ws) cudaFree(cx.ws);
-  }
-  cudaFree(cx.xp);
-  cudaFree(cx.wp);
-  cudaFree(cx.yp);
-  cudnnDestroyTensorDescriptor(cx.x);
-  cudnnDestroyTensorDescriptor(cx.y);
-  cudnnDestroyFilterDescriptor(cx.w);
-  cudnnDestroyConvolutionDescriptor(cx.conv);
-}
+#include "bench_convolution_driver.h"
 
 int main(void) {
-  oracle_seed(4242);
-  DNN_OK(cudnnCreate(&handle));
-  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  DNN_OK(cudnnSetStream(handle, stream));
-  CUDA_OK(cudaEventCreate(&ev0));
-  CUDA_OK(cudaEventCreate(&ev1));
+  bench_begin(4242);
   /* name, C, HW, K, R, stride, pad at batch 32 */
   for (int f = 0; f < 2; ++f) {
     const cudnnDataType_t t = f == 0 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
@@ -169,6 +19,6 @@ int main(void) {
     bench_layer("r50.128x28.3x3.128", t, nhwc, 32, 128, 28, 128, 3, 1, 1);
   }
   bench_layer("r50.64x56.3x3.64", CUDNN_DATA_BFLOAT16, 1, 32, 64, 56, 64, 3, 1, 1);
-  cudnnDestroy(handle);
+  bench_end();
   return 0;
 }
