@@ -29,6 +29,7 @@
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/sdpa_kernels.hpp"
+#include "cpu/sdpa_score_block.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -62,20 +63,9 @@ class Plan final : public ExecutionPlan {
     v_direct_ = v_.dtype == CUDNN_DATA_FLOAT && v_.cs == 1 && v_.rs >= p_.d_v;
     // The side nodes the steps before the trailing selects need, and those
     // the trailing selects need (a block that is wholly kept skips the latter).
-    pre_nodes_.assign(p_.nodes.size(), 0);
-    trail_nodes_.assign(p_.nodes.size(), 0);
-    for (size_t i = 0; i < p_.steps.size(); ++i) {
-      std::vector<char> &marks = i < p_.first_trailing_select ? pre_nodes_ : trail_nodes_;
-      mark(p_.steps[i].side, marks);
-      mark(p_.steps[i].cond, marks);
-    }
-  }
-
-  void mark(int node, std::vector<char> &marks) const {
-    if (node < 0 || marks[static_cast<size_t>(node)]) return;
-    marks[static_cast<size_t>(node)] = 1;
-    mark(p_.nodes[static_cast<size_t>(node)].a, marks);
-    mark(p_.nodes[static_cast<size_t>(node)].b, marks);
+    const SideNodeMarks marks(p_);
+    pre_nodes_ = marks.pre;
+    trail_nodes_ = marks.trail;
   }
 
   // K^T of every distinct K as [d x s_kv] float, and V as [s_kv x d_v] float
@@ -176,17 +166,13 @@ class Plan final : public ExecutionPlan {
 
   class Worker {
    public:
-    explicit Worker(const Run &run) : run_(run), p_(run.plan.p_) {
+    explicit Worker(const Run &run) : run_(run), p_(run.plan.p_), score_(p_, run.side, kRowBlock, kColBlock) {
       const size_t br = static_cast<size_t>(kRowBlock), bc = static_cast<size_t>(kColBlock);
       s_.resize(br * bc);
       acc_.resize(br * static_cast<size_t>(p_.d_v));
       m_.resize(br), l_.resize(br);
       skipped_.resize(br);
-      nodes_.resize(p_.nodes.size() * br * bc);
-      alive_.resize(br * bc);
       eval_mask_.resize(p_.nodes.size());
-      iota_.resize(bc);
-      for (size_t t = 0; t < bc; ++t) iota_[t] = static_cast<float>(t);
       qbuf_.resize(br * static_cast<size_t>(p_.d));
       drop_.resize(bc);
     }
@@ -237,7 +223,7 @@ class Plan final : public ExecutionPlan {
       std::fill(skipped_.begin(), skipped_.begin() + rows, false);
       for (int64_t j0 = 0; j0 < p_.s_kv; j0 += kColBlock) {
         const int64_t n = std::min(kColBlock, p_.s_kv - j0);
-        const Block state = allow_skip ? block_state(bi, i0, rows, j0, n) : Block::mixed;
+        const Block state = allow_skip ? score_.state(bi, i0, rows, j0, n, run_.plan.trail_nodes_) : Block::mixed;
         if (state == Block::masked) {
           std::fill(skipped_.begin(), skipped_.begin() + rows, true);
           continue;
@@ -248,12 +234,12 @@ class Plan final : public ExecutionPlan {
         const Plan &pl = run_.plan;
         for (size_t k = 0; k < p_.nodes.size(); ++k)
           eval_mask_[k] = (kept ? pl.pre_nodes_[k] : 1) && !(allow_skip && pl.trail_nodes_[k]);
-        if (!p_.nodes.empty()) eval_nodes(bi, i0, rows, j0, n, eval_mask_);
+        if (!p_.nodes.empty()) score_.eval_nodes(bi, i0, rows, j0, n, eval_mask_);
         float *s = s_.data();
         block_gemm(rows, n, d, q, q_ld, kt_ptr_ + j0, p_.s_kv, s, n, false);
         for (int64_t r = 0; r < rows; ++r) {
           float *row = s + r * n;
-          apply_steps(r, n, row, kept);
+          score_.apply_steps(r, n, row, kept);
           softmax_update(r, row, n);
           if (run_.drop.on) {
             // Dropout of the weights after their sum (the graph drops P).
@@ -280,124 +266,7 @@ class Plan final : public ExecutionPlan {
 
     // Whether the trailing selects reject every element of the block, keep
     // every element, or some of each.
-    enum class Block { masked, kept, mixed };
-    Block block_state(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n) {
-      eval_nodes(bi, i0, rows, j0, n, run_.plan.trail_nodes_);
-      float *alive = alive_.data();
-      const int64_t count = rows * n;
-      std::fill(alive, alive + count, 1.0f);
-      for (size_t s = p_.first_trailing_select; s < p_.steps.size(); ++s) {
-        const SdpaScoreStep &st = p_.steps[s];
-        const float *cond = node(st.cond);
-        if (st.score_is_x)
-          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? alive[t] : 0.0f;
-        else
-          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? 0.0f : alive[t];
-      }
-      const bool any_kept = row_max(alive, count) > 0.0f;
-      for (int64_t t = 0; t < count; ++t) alive[t] = 1.0f - alive[t];
-      const bool any_masked = row_max(alive, count) > 0.0f;
-      if (any_kept && any_masked) return Block::mixed;
-      return any_kept ? Block::kept : Block::masked;
-    }
-
-    // Node i's values over the current block: rows x n, row-major.
-    const float *node(int i) const { return nodes_.data() + static_cast<size_t>(i) * kRowBlock * kColBlock; }
-    float *node(int i) { return nodes_.data() + static_cast<size_t>(i) * kRowBlock * kColBlock; }
-
-    // The side nodes marked in `only` over score rows [i0, i0 + rows) x
-    // columns [j0, j0 + n): one pass per node over the whole block.
-    void eval_nodes(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n, const std::vector<char> &only) {
-      const int64_t count = rows * n;
-      for (size_t k = 0; k < p_.nodes.size(); ++k) {
-        if (!only[k]) continue;
-        const SdpaSideNode &nd = p_.nodes[k];
-        float *out = node(static_cast<int>(k));
-        switch (nd.kind) {
-          case SdpaSideNode::Kind::row:
-            for (int64_t r = 0; r < rows; ++r) std::fill(out + r * n, out + (r + 1) * n, static_cast<float>(i0 + r));
-            break;
-          case SdpaSideNode::Kind::col:
-            // Column indices from a float iota: int64 -> float conversions
-            // do not vectorise (indices stay below 2^24, exact in float).
-            for (int64_t r = 0; r < rows; ++r) {
-              const float base = static_cast<float>(j0);
-              for (int64_t t = 0; t < n; ++t) out[r * n + t] = base + iota_[static_cast<size_t>(t)];
-            }
-            break;
-          case SdpaSideNode::Kind::constant: std::fill(out, out + count, run_.side.constant[k]); break;
-          case SdpaSideNode::Kind::tensor:
-            for (int64_t r = 0; r < rows; ++r) load_side(k, bi, i0 + r, j0, n, out + r * n);
-            break;
-          case SdpaSideNode::Kind::unary:
-          case SdpaSideNode::Kind::binary: {
-            const float *a = node(nd.a), *b = nd.b >= 0 ? node(nd.b) : a;
-            const float a1 = static_cast<float>(nd.alpha1), a2 = static_cast<float>(nd.alpha2);
-            pw::Params<float> prm;
-            pw::visit_mode(nd.mode, [&](auto op) {
-              using Op = decltype(op);
-              for (int64_t t = 0; t < count; ++t) out[t] = Op::template apply<float>(a1 * a[t], a2 * b[t], 0.0f, prm);
-            });
-            if (nd.dtype == CUDNN_DATA_INT32)
-              for (int64_t t = 0; t < count; ++t) out[t] = std::nearbyint(out[t]);
-            else if (nd.dtype == CUDNN_DATA_BOOLEAN)
-              for (int64_t t = 0; t < count; ++t) out[t] = out[t] != 0.0f ? 1.0f : 0.0f;
-            break;
-          }
-        }
-      }
-    }
-
-    void load_side(size_t k, int64_t bi, int64_t i, int64_t j0, int64_t n, float *out) const {
-      const MatrixView &m = run_.side.views[k];
-      const int64_t base = m.offsets[static_cast<size_t>(bi)] + i * m.rs + j0 * m.cs;
-      const bool ok = visit_fast_type(m.dtype, [&](auto s) {
-        using S = decltype(s);
-        const auto *p = static_cast<const typename S::type *>(run_.side.data[k]) + base;
-        for (int64_t t = 0; t < n; ++t) out[t] = S::to_float(p[t * m.cs]);
-      });
-      if (!ok)
-        for (int64_t t = 0; t < n; ++t)
-          out[t] = static_cast<float>(load_lane(m.dtype, run_.side.data[k], base + t * m.cs));
-    }
-
-    // The score steps on one row segment; `kept`: the trailing selects keep
-    // every element here, so only the steps before them run.
-    void apply_steps(int64_t r, int64_t n, float *s, bool kept) {
-      const size_t steps = kept ? p_.first_trailing_select : p_.steps.size();
-      for (size_t si = 0; si < steps; ++si) {
-        const SdpaScoreStep &st = p_.steps[si];
-        const float as = static_cast<float>(st.alpha_score), ad = static_cast<float>(st.alpha_side);
-        const float *side = st.side >= 0 ? node(st.side) + r * n : nullptr;
-        if (st.mode == CUDNN_POINTWISE_BINARY_SELECT) {
-          const float *cond = node(st.cond) + r * n;
-          if (st.score_is_x)
-            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? as * s[t] : ad * side[t];
-          else
-            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? ad * side[t] : as * s[t];
-          continue;
-        }
-        if (st.mode == CUDNN_POINTWISE_MUL && side) {
-          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) * (ad * side[t]);
-          continue;
-        }
-        if (st.mode == CUDNN_POINTWISE_ADD && side) {
-          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) + (ad * side[t]);
-          continue;
-        }
-        pw::Params<float> prm;
-        pw::visit_mode(st.mode, [&](auto op) {
-          using Op = decltype(op);
-          if (!side)
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], 0.0f, 0.0f, prm);
-          else if (st.score_is_x)
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], ad * side[t], 0.0f, prm);
-          else
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(ad * side[t], as * s[t], 0.0f, prm);
-        });
-      }
-    }
-
+    using Block = ScoreBlock::State;
     // One key block of row r: s becomes its softmax weights against the new
     // running max; the running sum and the accumulator row are rescaled.
     void softmax_update(int64_t r, float *s, int64_t n) {
@@ -456,8 +325,9 @@ class Plan final : public ExecutionPlan {
 
     const Run &run_;
     const SdpaPattern &p_;
-    std::vector<float> acc_, m_, l_, iota_;
-    UninitFloats s_, nodes_, alive_, qbuf_, drop_;  // every element is written before it is read
+    std::vector<float> acc_, m_, l_;
+    UninitFloats s_, qbuf_, drop_;  // every element is written before it is read
+    ScoreBlock score_;
     std::vector<char> skipped_, eval_mask_;
     const float *kt_ptr_ = nullptr, *v_ptr_ = nullptr;
     int64_t v_ld_ = 0;

@@ -41,6 +41,7 @@
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/sdpa_kernels.hpp"
+#include "cpu/sdpa_score_block.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -131,13 +132,9 @@ class Plan final : public ExecutionPlan {
     key_blocks_ = (p.s_kv + kCols - 1) / kCols;
     const int64_t tasks = static_cast<int64_t>(groups_.size()) * key_blocks_;
     chunks_ = std::max<int64_t>(1, std::min<int64_t>(tasks, ThreadPool::global().size()));
-    pre_nodes_.assign(p.nodes.size(), 0);
-    trail_nodes_.assign(p.nodes.size(), 0);
-    for (size_t i = 0; i < p.steps.size(); ++i) {
-      std::vector<char> &marks = i < p.first_trailing_select ? pre_nodes_ : trail_nodes_;
-      mark(p.steps[i].side, marks);
-      mark(p.steps[i].cond, marks);
-    }
+    const SideNodeMarks marks(p);
+    pre_nodes_ = marks.pre;
+    trail_nodes_ = marks.trail;
     // Scratch layout (floats).
     const int64_t d = p.d, dv = p.d_v;
     size_t at = 0;
@@ -290,13 +287,6 @@ class Plan final : public ExecutionPlan {
     }
   };
 
-  void mark(int node, std::vector<char> &marks) const {
-    if (node < 0 || marks[static_cast<size_t>(node)]) return;
-    marks[static_cast<size_t>(node)] = 1;
-    mark(bp_.s.nodes[static_cast<size_t>(node)].a, marks);
-    mark(bp_.s.nodes[static_cast<size_t>(node)].b, marks);
-  }
-
   // Dot of every query row of batch bi (and softmax_sum).
   void dot_rows(Run &run, int64_t bi) const {
     const SdpaPattern &p = bp_.s;
@@ -347,17 +337,13 @@ class Plan final : public ExecutionPlan {
 
   class Worker {
    public:
-    explicit Worker(const Run &run) : run_(run), pl_(run.plan), p_(run.plan.bp_.s) {
+    explicit Worker(const Run &run) : run_(run), pl_(run.plan), p_(run.plan.bp_.s), score_(p_, run.side, kRows, kCols) {
       const size_t br = kRows, bc = kCols, d = static_cast<size_t>(p_.d), dv = static_cast<size_t>(p_.d_v);
       s_.resize(br * bc), dp_.resize(br * bc), t_.resize(br * bc), mask_.resize(br * bc);
       q_.resize(br * d), qt_.resize(br * d), do_.resize(br * dv), dot_.resize(br * dv);
       kn_.resize(bc * d), dk_.resize(bc * d), dv_.resize(bc * dv);
       kt_blk_.resize(d * bc), vt_blk_.resize(dv * bc);
-      nodes_.resize(p_.nodes.size() * br * bc);
-      alive_.resize(br * bc);
       eval_mask_.resize(p_.nodes.size());
-      iota_.resize(bc);
-      for (size_t t = 0; t < bc; ++t) iota_[t] = static_cast<float>(t);
     }
 
     void task(size_t group, int64_t kb, float *dq_acc) {
@@ -384,12 +370,12 @@ class Plan final : public ExecutionPlan {
       const float *dot = run_.dot + bi * p_.s_q;
       for (int64_t i0 = 0; i0 < p_.s_q; i0 += kRows) {
         const int64_t rows = std::min(kRows, p_.s_q - i0);
-        const Block state = run_.allow_skip ? block_state(bi, i0, rows, j0, n) : Block::mixed;
+        const Block state = run_.allow_skip ? score_.state(bi, i0, rows, j0, n, pl_.trail_nodes_) : Block::mixed;
         if (state == Block::masked) continue;
         const bool kept = state == Block::kept;
         for (size_t k = 0; k < p_.nodes.size(); ++k)
           eval_mask_[k] = (kept ? pl_.pre_nodes_[k] : 1) && !(run_.allow_skip && pl_.trail_nodes_[k]);
-        if (!p_.nodes.empty()) eval_nodes(bi, i0, rows, j0, n, eval_mask_);
+        if (!p_.nodes.empty()) score_.eval_nodes(bi, i0, rows, j0, n, eval_mask_);
         load_rows(pl_.q_, run_.q, bi, i0, rows, d, q_.data());
         const float *qt = q_.data();
         if (!run_.qt_is_q) load_rows(pl_.qt_, run_.qt, bi, i0, rows, d, qt_.data()), qt = qt_.data();
@@ -401,7 +387,7 @@ class Plan final : public ExecutionPlan {
         block_gemm(rows, n, d, q_.data(), d, kt, n, s, n, false);
         for (int64_t r = 0; r < rows; ++r) {
           float *row = s + r * n;
-          apply_steps(r, n, row, kept);
+          score_.apply_steps(r, n, row, kept);
           for (int64_t c = 0; c < n; ++c) row[c] = exp_graph(row[c]);
         }
         // [Dropout mask M.] dV += (P M scale)^T dO.
@@ -451,126 +437,13 @@ class Plan final : public ExecutionPlan {
         for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = a[r * cols + c];
     }
 
-    enum class Block { masked, kept, mixed };
-    Block block_state(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n) {
-      eval_nodes(bi, i0, rows, j0, n, pl_.trail_nodes_);
-      float *alive = alive_.data();
-      const int64_t count = rows * n;
-      std::fill(alive, alive + count, 1.0f);
-      for (size_t s = p_.first_trailing_select; s < p_.steps.size(); ++s) {
-        const SdpaScoreStep &st = p_.steps[s];
-        const float *cond = node(st.cond);
-        if (st.score_is_x)
-          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? alive[t] : 0.0f;
-        else
-          for (int64_t t = 0; t < count; ++t) alive[t] = cond[t] != 0.0f ? 0.0f : alive[t];
-      }
-      const bool any_kept = row_max(alive, count) > 0.0f;
-      for (int64_t t = 0; t < count; ++t) alive[t] = 1.0f - alive[t];
-      const bool any_masked = row_max(alive, count) > 0.0f;
-      if (any_kept && any_masked) return Block::mixed;
-      return any_kept ? Block::kept : Block::masked;
-    }
-
-    const float *node(int i) const { return nodes_.data() + static_cast<size_t>(i) * kRows * kCols; }
-    float *node(int i) { return nodes_.data() + static_cast<size_t>(i) * kRows * kCols; }
-
-    void eval_nodes(int64_t bi, int64_t i0, int64_t rows, int64_t j0, int64_t n, const std::vector<char> &only) {
-      const int64_t count = rows * n;
-      for (size_t k = 0; k < p_.nodes.size(); ++k) {
-        if (!only[k]) continue;
-        const SdpaSideNode &nd = p_.nodes[k];
-        float *out = node(static_cast<int>(k));
-        switch (nd.kind) {
-          case SdpaSideNode::Kind::row:
-            for (int64_t r = 0; r < rows; ++r) std::fill(out + r * n, out + (r + 1) * n, static_cast<float>(i0 + r));
-            break;
-          case SdpaSideNode::Kind::col:
-            for (int64_t r = 0; r < rows; ++r) {
-              const float base = static_cast<float>(j0);
-              for (int64_t t = 0; t < n; ++t) out[r * n + t] = base + iota_[static_cast<size_t>(t)];
-            }
-            break;
-          case SdpaSideNode::Kind::constant: std::fill(out, out + count, run_.side.constant[k]); break;
-          case SdpaSideNode::Kind::tensor:
-            for (int64_t r = 0; r < rows; ++r) load_side(k, bi, i0 + r, j0, n, out + r * n);
-            break;
-          case SdpaSideNode::Kind::unary:
-          case SdpaSideNode::Kind::binary: {
-            const float *a = node(nd.a), *b = nd.b >= 0 ? node(nd.b) : a;
-            const float a1 = static_cast<float>(nd.alpha1), a2 = static_cast<float>(nd.alpha2);
-            pw::Params<float> prm;
-            pw::visit_mode(nd.mode, [&](auto op) {
-              using Op = decltype(op);
-              for (int64_t t = 0; t < count; ++t) out[t] = Op::template apply<float>(a1 * a[t], a2 * b[t], 0.0f, prm);
-            });
-            if (nd.dtype == CUDNN_DATA_INT32)
-              for (int64_t t = 0; t < count; ++t) out[t] = std::nearbyint(out[t]);
-            else if (nd.dtype == CUDNN_DATA_BOOLEAN)
-              for (int64_t t = 0; t < count; ++t) out[t] = out[t] != 0.0f ? 1.0f : 0.0f;
-            break;
-          }
-        }
-      }
-    }
-
-    void load_side(size_t k, int64_t bi, int64_t i, int64_t j0, int64_t n, float *out) const {
-      const MatrixView &m = run_.side.views[k];
-      const int64_t base = m.offsets[static_cast<size_t>(bi)] + i * m.rs + j0 * m.cs;
-      const bool ok = visit_fast_type(m.dtype, [&](auto s) {
-        using S = decltype(s);
-        const auto *p = static_cast<const typename S::type *>(run_.side.data[k]) + base;
-        for (int64_t t = 0; t < n; ++t) out[t] = S::to_float(p[t * m.cs]);
-      });
-      if (!ok)
-        for (int64_t t = 0; t < n; ++t)
-          out[t] = static_cast<float>(load_lane(m.dtype, run_.side.data[k], base + t * m.cs));
-    }
-
-    void apply_steps(int64_t r, int64_t n, float *s, bool kept) {
-      const size_t steps = kept ? p_.first_trailing_select : p_.steps.size();
-      for (size_t si = 0; si < steps; ++si) {
-        const SdpaScoreStep &st = p_.steps[si];
-        const float as = static_cast<float>(st.alpha_score), ad = static_cast<float>(st.alpha_side);
-        const float *side = st.side >= 0 ? node(st.side) + r * n : nullptr;
-        if (st.mode == CUDNN_POINTWISE_BINARY_SELECT) {
-          const float *cond = node(st.cond) + r * n;
-          if (st.score_is_x)
-            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? as * s[t] : ad * side[t];
-          else
-            for (int64_t t = 0; t < n; ++t) s[t] = cond[t] != 0.0f ? ad * side[t] : as * s[t];
-          continue;
-        }
-        if (st.mode == CUDNN_POINTWISE_MUL && side) {
-          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) * (ad * side[t]);
-          continue;
-        }
-        if (st.mode == CUDNN_POINTWISE_ADD && side) {
-          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) + (ad * side[t]);
-          continue;
-        }
-        if (st.mode == CUDNN_POINTWISE_SUB && side && st.score_is_x) {
-          for (int64_t t = 0; t < n; ++t) s[t] = (as * s[t]) - (ad * side[t]);
-          continue;
-        }
-        pw::Params<float> prm;
-        pw::visit_mode(st.mode, [&](auto op) {
-          using Op = decltype(op);
-          if (!side)
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], 0.0f, 0.0f, prm);
-          else if (st.score_is_x)
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(as * s[t], ad * side[t], 0.0f, prm);
-          else
-            for (int64_t t = 0; t < n; ++t) s[t] = Op::template apply<float>(ad * side[t], as * s[t], 0.0f, prm);
-        });
-      }
-    }
-
+    using Block = ScoreBlock::State;
     const Run &run_;
     const Plan &pl_;
     const SdpaPattern &p_;
-    std::vector<float> iota_, kn_, dk_, dv_;
-    UninitFloats s_, dp_, t_, mask_, q_, qt_, do_, dot_, nodes_, alive_, kt_blk_, vt_blk_;
+    std::vector<float> kn_, dk_, dv_;
+    UninitFloats s_, dp_, t_, mask_, q_, qt_, do_, dot_, kt_blk_, vt_blk_;
+    ScoreBlock score_;
     std::vector<char> eval_mask_;
   };
 
