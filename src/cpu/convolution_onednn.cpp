@@ -219,8 +219,6 @@ Choice build(Dir dir, const ConvShape &s, const memory::desc &x, const memory::d
   return c;
 }
 
-bool is_reference_impl(const std::string &impl) { return impl.rfind("ref", 0) == 0; }
-
 // Split threshold: filter bytes over activation bytes (x + y). 512x7x7 at
 // batch 1 has 47 (split: 0.63 -> 0.9 of oneDNN on one thread); at batch 8
 // and 256x14x14 batch 1 (6: the reorder is a smaller share) the gain was

@@ -88,6 +88,8 @@ class OnednnMatmulEngine final : public Engine {
     try {  // oneDNN says whether it has a kernel for these layouts
       const memory::desc ad = user_desc(a), bd = user_desc(b), cd = user_desc(c);
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), dnnl_cpu());
+      if (is_reference_impl(pd.impl_info_str()))
+        return Support::no(cat("oneDNN has only its reference kernel (", pd.impl_info_str(), ") for these layouts"));
     } catch (const dnnl::error &e) {
       return Support::no(cat("oneDNN has no matmul for these operands: ", e.what()));
     }

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string>
 
 #include <cudnn_graph.h>
 
@@ -37,5 +38,10 @@ class OmpThreads {
  private:
   int prev_;
 };
+
+// oneDNN's own reference kernels ("ref:any", ...) are correct but far slower
+// than our other engines: the oneDNN engines decline problems that would
+// land on them.
+inline bool is_reference_impl(const std::string &impl) { return impl.rfind("ref", 0) == 0; }
 
 }  // namespace fdnn::cpu
