@@ -132,34 +132,9 @@ class Plan final : public ExecutionPlan {
       const SdpaPattern &p = plan.p_;
       q = pack.get(p.q), k = pack.get(p.kt), v = pack.get(p.v), o = pack.get(p.o);
       stats = p.stats != graph::kNoTensor ? pack.get(p.stats) : nullptr;
-      side.constant.assign(p.nodes.size(), 0.0f);
-      side.data.assign(p.nodes.size(), nullptr);
-      side.views.resize(p.nodes.size());
-      for (size_t i = 0; i < p.nodes.size(); ++i) {
-        const SdpaSideNode &n = p.nodes[i];
-        if (n.kind == SdpaSideNode::Kind::constant && n.uid != graph::kNoTensor)
-          side.constant[i] = round_to_node(n, static_cast<float>(g.tensor(n.uid).value));
-        if (n.kind == SdpaSideNode::Kind::tensor) {
-          side.data[i] = pack.get(n.uid);
-          side.views[i] = view(g.tensor(n.uid), p.batch_dims, false);
-        }
-      }
-      for (size_t s = p.first_trailing_select; s < p.steps.size(); ++s) {
-        const SdpaScoreStep &st = p.steps[s];
-        const float fill = static_cast<float>(st.alpha_side) * side.constant[static_cast<size_t>(st.side)];
-        max_fill = std::max(max_fill, fill);
-        if (!(fill <= -1e30f)) allow_skip = false;
-      }
-      if (p.first_trailing_select == p.steps.size()) allow_skip = false;
-      float drop_scale = 1.0f;
-      if (p.dropout_scale >= 0) {
-        const size_t k = static_cast<size_t>(p.dropout_scale);
-        const SdpaSideNode &n = p.nodes[k];
-        drop_scale = n.kind == SdpaSideNode::Kind::tensor
-                         ? round_to_node(n, static_cast<float>(load_lane(n.dtype, side.data[k], 0)))
-                         : side.constant[k];
-      }
-      drop = dropout_draw(g, p, pack, drop_scale);
+      side = side_inputs(p, g, pack);
+      allow_skip = masked_blocks_skippable(p, side, &max_fill);
+      drop = dropout_draw(g, p, pack, side_scalar(p, side, p.dropout_scale));
     }
     DropoutDraw drop;
   };

@@ -250,35 +250,13 @@ class Plan final : public ExecutionPlan {
       dk_out = pack.get(bp.dkt), dv_out = pack.get(bp.dvt);
       db_out = bp.dbias != graph::kNoTensor ? pack.get(bp.dbias) : nullptr;
       sum_out = plan.write_sum_ ? pack.get(bp.softmax_sum) : nullptr;
-      side.constant.assign(p.nodes.size(), 0.0f);
-      side.data.assign(p.nodes.size(), nullptr);
-      side.views.resize(p.nodes.size());
-      for (size_t i = 0; i < p.nodes.size(); ++i) {
-        const SdpaSideNode &n = p.nodes[i];
-        if (n.kind == SdpaSideNode::Kind::constant && n.uid != graph::kNoTensor)
-          side.constant[i] = round_to_node(n, static_cast<float>(g.tensor(n.uid).value));
-        if (n.kind == SdpaSideNode::Kind::tensor) {
-          side.data[i] = pack.get(n.uid);
-          side.views[i] = view(g.tensor(n.uid), p.batch_dims, false);
-        }
-      }
-      auto scalar = [&](int node) -> float {
-        if (node < 0) return 1.0f;
-        const SdpaSideNode &n = p.nodes[static_cast<size_t>(node)];
-        if (n.kind == SdpaSideNode::Kind::tensor)
-          return round_to_node(n, static_cast<float>(load_lane(n.dtype, side.data[static_cast<size_t>(node)], 0)));
-        return side.constant[static_cast<size_t>(node)];
-      };
-      dot_scale = scalar(bp.dot_scale);
-      ds_scale = scalar(bp.ds_scale);
-      ds_drop_scale = scalar(bp.ds_drop_scale);
-      drop = dropout_draw(g, p, pack, scalar(p.dropout_scale));
-      for (size_t s = p.first_trailing_select; s < p.steps.size(); ++s) {
-        const SdpaScoreStep &st = p.steps[s];
-        const float fill = static_cast<float>(st.alpha_side) * side.constant[static_cast<size_t>(st.side)];
-        if (!(fill <= -1e30f)) allow_skip = false;
-      }
-      if (p.first_trailing_select == p.steps.size()) allow_skip = false;
+      side = side_inputs(p, g, pack);
+      dot_scale = side_scalar(p, side, bp.dot_scale);
+      ds_scale = side_scalar(p, side, bp.ds_scale);
+      ds_drop_scale = side_scalar(p, side, bp.ds_drop_scale);
+      drop = dropout_draw(g, p, pack, side_scalar(p, side, p.dropout_scale));
+      float max_fill = 0;
+      allow_skip = masked_blocks_skippable(p, side, &max_fill);
       auto same = [](const MatrixView &a, const MatrixView &b) {
         return a.dtype == b.dtype && a.offsets == b.offsets && a.rs == b.rs && a.cs == b.cs;
       };

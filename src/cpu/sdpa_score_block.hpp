@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "core/engine.hpp"
 #include "core/pointwise_math.hpp"
 #include "core/sdpa_pattern.hpp"
 #include "cpu/dtype_io.hpp"
@@ -38,6 +40,52 @@ struct SideNodeMarks {
     mark(p, p.nodes[static_cast<size_t>(node)].b, marks);
   }
 };
+
+// The side nodes' inputs of one execution: by-value constants (rounded to
+// their node's type), and caller tensors with their views over the score
+// batches.
+inline SideInputs side_inputs(const SdpaPattern &p, const graph::Graph &g, const VariantPack &pack) {
+  SideInputs side;
+  side.constant.assign(p.nodes.size(), 0.0f);
+  side.data.assign(p.nodes.size(), nullptr);
+  side.views.resize(p.nodes.size());
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const SdpaSideNode &n = p.nodes[i];
+    if (n.kind == SdpaSideNode::Kind::constant && n.uid != graph::kNoTensor)
+      side.constant[i] = round_to_node(n, static_cast<float>(g.tensor(n.uid).value));
+    if (n.kind == SdpaSideNode::Kind::tensor) {
+      side.data[i] = pack.get(n.uid);
+      side.views[i] = view(g.tensor(n.uid), p.batch_dims, false);
+    }
+  }
+  return side;
+}
+
+// The value of a scalar node (a by-value constant or a one-element tensor);
+// 1 for no node (-1).
+inline float side_scalar(const SdpaPattern &p, const SideInputs &side, int node) {
+  if (node < 0) return 1.0f;
+  const size_t k = static_cast<size_t>(node);
+  const SdpaSideNode &n = p.nodes[k];
+  if (n.kind == SdpaSideNode::Kind::tensor)
+    return round_to_node(n, static_cast<float>(load_lane(n.dtype, side.data[k], 0)));
+  return side.constant[k];
+}
+
+// Whether blocks that the trailing selects reject entirely may be skipped:
+// there are such selects and every fill is at most -1e30, so exp(fill - max)
+// is 0 (see SdpaPattern::first_trailing_select). *max_fill: the largest fill.
+inline bool masked_blocks_skippable(const SdpaPattern &p, const SideInputs &side, float *max_fill) {
+  bool skip = p.first_trailing_select < p.steps.size();
+  *max_fill = -std::numeric_limits<float>::infinity();
+  for (size_t s = p.first_trailing_select; s < p.steps.size(); ++s) {
+    const SdpaScoreStep &st = p.steps[s];
+    const float fill = static_cast<float>(st.alpha_side) * side.constant[static_cast<size_t>(st.side)];
+    *max_fill = std::max(*max_fill, fill);
+    if (!(fill <= -1e30f)) skip = false;
+  }
+  return skip;
+}
 
 // Per worker: node values for blocks of up to max_rows x max_cols scores.
 class ScoreBlock {
