@@ -1,6 +1,7 @@
 #include "common/backend_sdpa.hpp"
 
 #include "common/rng_reference.hpp"
+#include "common/sdpa_graph_builder.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -79,84 +80,12 @@ SdpaShapes sdpa_shapes(const SdpaConfig &c) {
 
 namespace {
 
-class Builder {
+class Builder : public SdpaGraphBuilder {
  public:
-  Builder(const SdpaConfig &c, SdpaGraph &g) : c_(c), g_(g), sh_(sdpa_shapes(c)) {}
-
-  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-    return keep(tensor_desc(uid, t, dims, packed(dims)));
-  }
-  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
-    return keep(tensor_desc(uid, t, dims, strides));
-  }
-  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
-    return keep(tensor_desc(next_uid_++, t, dims, packed(dims), true));
-  }
-  Desc *by_value(int64_t uid, cudnnDataType_t t) {
-    return keep(tensor_desc(uid, t, ones(sh_.rank()), ones(sh_.rank()), false, true));
-  }
-  Desc *score() { return virt(CUDNN_DATA_FLOAT, sh_.score_dims); }
-
-  void matmul(Desc *a, Desc *b, Desc *c) {
-    auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
-          cudnnDataType_t math = CUDNN_DATA_FLOAT) {
-    auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, math), CUDNN_STATUS_SUCCESS);
-    if (axis >= 0) EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, axis), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(p->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, p->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    if (b) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    if (t) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, t->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  void reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  // GEN_INDEX along the score's row (r - 2) or column (r - 1) axis.
-  Desc *index(Desc *of, bool column) {
-    Desc *y = virt(CUDNN_DATA_INT32, sh_.score_dims);
-    pw(CUDNN_POINTWISE_GEN_INDEX, of, nullptr, y, nullptr, sh_.rank() - (column ? 1 : 2), CUDNN_DATA_INT32);
-    return y;
-  }
-
-  Desc *select(Desc *s, Desc *keep_mask, int64_t fill_uid) {
-    Desc *fill = by_value(fill_uid, CUDNN_DATA_FLOAT);
-    Desc *out = score();
-    pw(CUDNN_POINTWISE_BINARY_SELECT, s, fill, out, keep_mask);
-    return out;
-  }
+  using SdpaGraphBuilder::SdpaGraphBuilder;
 
   void build() {
-    const cudnnDataType_t io = c_.io_type;
+    const cudnnDataType_t io = cfg_.io_type;
     Desc *q = real(kSdpaQ, io, sh_.q_dims, sh_.q_strides);
     Desc *kt = real(kSdpaK, io, sh_.kt_dims, sh_.kt_strides);
     Desc *v = real(kSdpaV, io, sh_.v_dims, sh_.v_strides);
@@ -164,54 +93,8 @@ class Builder {
 
     Desc *s = score();
     matmul(q, kt, s);
-    Desc *scale = c_.scale_by_value ? by_value(kSdpaScale, CUDNN_DATA_FLOAT)
-                                    : real(kSdpaScale, CUDNN_DATA_FLOAT, ones(sh_.rank()));
-    Desc *scaled = score();
-    pw(CUDNN_POINTWISE_MUL, s, scale, scaled);
-    s = scaled;
-    if (c_.bias) {
-      Desc *bias = real(kSdpaBias, CUDNN_DATA_FLOAT, sh_.bias_dims);
-      Desc *out = score();
-      pw(CUDNN_POINTWISE_ADD, s, bias, out);
-      s = out;
-    }
-    if (c_.alibi) {
-      Desc *row = index(s, false), *col = index(s, true);
-      Desc *diff = virt(CUDNN_DATA_INT32, sh_.score_dims);
-      pw(CUDNN_POINTWISE_SUB, col, row, diff, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *slopes = real(kSdpaSlopes, CUDNN_DATA_FLOAT, sh_.slopes_dims);
-      Desc *alibi = score();
-      pw(CUDNN_POINTWISE_MUL, diff, slopes, alibi);
-      Desc *out = score();
-      pw(CUDNN_POINTWISE_ADD, s, alibi, out);
-      s = out;
-    }
-    if (c_.padding) {
-      Desc *row = index(s, false), *col = index(s, true);
-      Desc *seq_q = real(kSdpaSeqQ, CUDNN_DATA_INT32, sh_.seq_dims);
-      Desc *seq_kv = real(kSdpaSeqKv, CUDNN_DATA_INT32, sh_.seq_dims);
-      Desc *row_ok = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims), *col_ok = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
-      pw(CUDNN_POINTWISE_CMP_LT, row, seq_q, row_ok, nullptr, -1, CUDNN_DATA_INT32);
-      pw(CUDNN_POINTWISE_CMP_LT, col, seq_kv, col_ok, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *both = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
-      pw(CUDNN_POINTWISE_LOGICAL_AND, row_ok, col_ok, both, nullptr, -1, CUDNN_DATA_BOOLEAN);
-      s = select(s, both, kPadFill);
-    }
-    if (c_.causal) {
-      Desc *row = index(s, false), *col = index(s, true);
-      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
-      pw(CUDNN_POINTWISE_CMP_GE, row, col, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
-      s = select(s, keep_mask, kCausalFill);
-    }
-    if (c_.window > 0) {
-      Desc *row = index(s, false), *col = index(s, true);
-      Desc *w = by_value(kWindow, CUDNN_DATA_INT32);
-      Desc *shifted = virt(CUDNN_DATA_INT32, sh_.score_dims);
-      pw(CUDNN_POINTWISE_ADD, col, w, shifted, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, sh_.score_dims);
-      pw(CUDNN_POINTWISE_CMP_GT, shifted, row, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
-      s = select(s, keep_mask, kWindowFill);
-    }
+    s = scale_bias_alibi_padding(s, scale());
+    s = causal_and_window(s);
     // Softmax over the last dim, as separate operations.
     Desc *max = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
     reduce(CUDNN_REDUCE_TENSOR_MAX, s, max);
@@ -221,7 +104,7 @@ class Builder {
     pw(CUDNN_POINTWISE_EXP, centered, nullptr, e);
     Desc *sum = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
     reduce(CUDNN_REDUCE_TENSOR_ADD, e, sum);
-    if (c_.stats) {
+    if (cfg_.stats) {
       Desc *log_sum = virt(CUDNN_DATA_FLOAT, sh_.row_dims);
       pw(CUDNN_POINTWISE_LOG, sum, nullptr, log_sum);
       Desc *stats = real(kSdpaStats, CUDNN_DATA_FLOAT, sh_.row_dims);
@@ -229,8 +112,8 @@ class Builder {
     }
     Desc *p = score();
     pw(CUDNN_POINTWISE_DIV, e, sum, p);
-    if (c_.dropout > 0) p = dropout(p);
-    if (c_.p_scale != 1.0) {
+    if (cfg_.dropout > 0) p = dropout(p);
+    if (cfg_.p_scale != 1.0) {
       Desc *scaled_p = score();
       pw(CUDNN_POINTWISE_MUL, p, by_value(kSdpaPScale, CUDNN_DATA_FLOAT), scaled_p);
       p = scaled_p;
@@ -240,43 +123,13 @@ class Builder {
 
   // P * RNG(BERNOULLI keep) * 1 / (1 - dropout), as cudnn-frontend forms it.
   Desc *dropout(Desc *p) {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_RNG_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, CUDNN_RNG_DISTRIBUTION_BERNOULLI),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1.0 - c_.dropout),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-    Desc *seed = real(kSdpaSeed, CUDNN_DATA_INT64, ones(sh_.rank()));
-    Desc *offset = real(kSdpaOffset, CUDNN_DATA_INT64, ones(sh_.rank()));
-    Desc *mask = score();
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mask->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, seed->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, offset->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
+    Desc *mask = dropout_mask();
     Desc *dropped = score();
     pw(CUDNN_POINTWISE_MUL, p, mask, dropped);
     Desc *scaled = score();
     pw(CUDNN_POINTWISE_MUL, dropped, by_value(kSdpaDropScale, CUDNN_DATA_FLOAT), scaled);
     return scaled;
   }
-
-  // By-value tensors the variant pack must carry (cudnn-frontend passes them
-  // as host pointers the same way).
-  static constexpr int64_t kPadFill = 50, kCausalFill = 51, kWindowFill = 52, kWindow = 53;
-
- private:
-  Desc *keep(std::unique_ptr<Desc> d) {
-    g_.keep.push_back(std::move(d));
-    return g_.keep.back().get();
-  }
-  const SdpaConfig &c_;
-  SdpaGraph &g_;
-  SdpaShapes sh_;
-  int64_t next_uid_ = 100;
 };
 
 }  // namespace
@@ -286,23 +139,10 @@ SdpaGraph build_sdpa_graph(const SdpaConfig &c) {
   Builder(c, g).build();
   // By-value constants: the attention scale (when by value), the fills of
   // masked scores and the window width.
-  auto add_float = [&](int64_t uid, float v) {
-    SdpaGraph::Value val{uid, {}};
-    std::memcpy(val.bytes, &v, sizeof v);
-    g.values.push_back(val);
-  };
-  if (c.scale_by_value) add_float(kSdpaScale, static_cast<float>(c.scale));
-  if (c.p_scale != 1.0) add_float(kSdpaPScale, static_cast<float>(c.p_scale));
-  if (c.dropout > 0) add_float(kSdpaDropScale, static_cast<float>(1.0 / (1.0 - c.dropout)));
-  if (c.padding) add_float(Builder::kPadFill, std::numeric_limits<float>::lowest());
-  if (c.causal) add_float(Builder::kCausalFill, static_cast<float>(c.causal_fill));
-  if (c.window > 0) {
-    add_float(Builder::kWindowFill, static_cast<float>(c.causal_fill));
-    SdpaGraph::Value val{Builder::kWindow, {}};
-    const int32_t w = static_cast<int32_t>(c.window);
-    std::memcpy(val.bytes, &w, sizeof w);
-    g.values.push_back(val);
-  }
+  if (c.scale_by_value) add_float_value(g, kSdpaScale, static_cast<float>(c.scale));
+  if (c.p_scale != 1.0) add_float_value(g, kSdpaPScale, static_cast<float>(c.p_scale));
+  if (c.dropout > 0) add_float_value(g, kSdpaDropScale, static_cast<float>(1.0 / (1.0 - c.dropout)));
+  add_mask_values(c, g);
   return g;
 }
 

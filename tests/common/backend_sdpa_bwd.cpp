@@ -1,5 +1,7 @@
 #include "common/backend_sdpa_bwd.hpp"
 
+#include "common/sdpa_graph_builder.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,8 +12,6 @@ namespace fdnn_test {
 std::string SdpaBwdConfig::name() const { return "bwd " + f.name() + (dbias ? " dbias" : ""); }
 
 namespace {
-
-std::vector<int64_t> ones(int rank) { return std::vector<int64_t>(static_cast<size_t>(rank), 1); }
 
 std::vector<int64_t> swap_last2(std::vector<int64_t> v) {
   std::swap(v[v.size() - 1], v[v.size() - 2]);
@@ -61,163 +61,45 @@ SdpaGradShapes sdpa_grad_shape(const SdpaBwdConfig &c, char which) {
 
 namespace {
 
-class BwdBuilder {
+class BwdBuilder : public SdpaGraphBuilder {
  public:
-  BwdBuilder(const SdpaBwdConfig &c, SdpaGraph &g) : c_(c), f_(c.f), g_(g), sh_(bwd_shapes(c.f)) {}
-
-  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims) {
-    return keep(tensor_desc(uid, t, dims, packed(dims)));
-  }
-  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
-    return keep(tensor_desc(uid, t, dims, strides));
-  }
-  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
-    return keep(tensor_desc(next_uid_++, t, dims, packed(dims), true));
-  }
-  Desc *by_value(int64_t uid, cudnnDataType_t t) {
-    return keep(tensor_desc(uid, t, ones(sh_.f.rank()), ones(sh_.f.rank()), false, true));
-  }
-  Desc *score() { return virt(CUDNN_DATA_FLOAT, sh_.f.score_dims); }
-
-  void matmul(Desc *a, Desc *b, Desc *c) {
-    auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
-          cudnnDataType_t math = CUDNN_DATA_FLOAT) {
-    auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, math), CUDNN_STATUS_SUCCESS);
-    if (axis >= 0) EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, axis), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(p->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, p->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    if (b) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    if (t) EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, t->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  void reduce(Desc *x, Desc *y) {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, CUDNN_REDUCE_TENSOR_ADD),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  Desc *index(Desc *of, bool column) {
-    Desc *y = virt(CUDNN_DATA_INT32, sh_.f.score_dims);
-    pw(CUDNN_POINTWISE_GEN_INDEX, of, nullptr, y, nullptr, sh_.f.rank() - (column ? 1 : 2), CUDNN_DATA_INT32);
-    return y;
-  }
-
-  Desc *select(Desc *s, Desc *keep_mask, int64_t fill_uid) {
-    Desc *fill = by_value(fill_uid, CUDNN_DATA_FLOAT);
-    Desc *out = score();
-    pw(CUDNN_POINTWISE_BINARY_SELECT, s, fill, out, keep_mask);
-    return out;
-  }
+  BwdBuilder(const SdpaBwdConfig &c, SdpaGraph &g) : SdpaGraphBuilder(c.f, g), c_(c), f_(c.f), bsh_(bwd_shapes(c.f)) {}
 
   void build() {
     const cudnnDataType_t io = f_.io_type;
-    const SdpaShapes &fs = sh_.f;
+    const SdpaShapes &fs = sh_;
     Desc *q = real(kSdpaQ, io, fs.q_dims, fs.q_strides);
     Desc *kt = real(kSdpaK, io, fs.kt_dims, fs.kt_strides);
-    Desc *vt = real(kSdpaV, io, sh_.vt_dims, sh_.vt_strides);
+    Desc *vt = real(kSdpaV, io, bsh_.vt_dims, bsh_.vt_strides);
     Desc *o = real(kSdpaO, io, fs.o_dims, fs.o_strides);
     Desc *d_o = real(kBwdDO, io, fs.o_dims, fs.o_strides);
     Desc *stats = real(kSdpaStats, CUDNN_DATA_FLOAT, fs.row_dims);
-    Desc *qt = real(kBwdQT, io, sh_.qt_dims, sh_.qt_strides);
+    Desc *qt = real(kBwdQT, io, bsh_.qt_dims, bsh_.qt_strides);
     Desc *kn = real(kBwdKn, io, fs.k_dims, fs.k_strides);
-    Desc *dot = real(kBwdDOT, io, sh_.dot_dims, sh_.dot_strides);
+    Desc *dot = real(kBwdDOT, io, bsh_.dot_dims, bsh_.dot_strides);
 
     // Dot = sum over d_v of dO * O, times 1 (with dropout: the keep
     // probability, by value).
     Desc *prod = virt(CUDNN_DATA_FLOAT, fs.o_dims);
     pw(CUDNN_POINTWISE_MUL, d_o, o, prod);
     Desc *row = virt(CUDNN_DATA_FLOAT, fs.row_dims);
-    reduce(prod, row);
+    reduce(CUDNN_REDUCE_TENSOR_ADD, prod, row);
     Desc *softmax_sum = real(kBwdSoftmaxSum, CUDNN_DATA_FLOAT, fs.row_dims);
     pw(CUDNN_POINTWISE_MUL, row, by_value(kBwdOne, CUDNN_DATA_FLOAT), softmax_sum);
 
     // S and P = exp(S - stats).
     Desc *s = score();
     matmul(q, kt, s);
-    Desc *scale = f_.scale_by_value ? by_value(kSdpaScale, CUDNN_DATA_FLOAT)
-                                    : real(kSdpaScale, CUDNN_DATA_FLOAT, ones(fs.rank()));
-    Desc *scaled = score();
-    pw(CUDNN_POINTWISE_MUL, s, scale, scaled);
-    s = scaled;
-    if (f_.bias) {
-      Desc *bias = real(kSdpaBias, CUDNN_DATA_FLOAT, fs.bias_dims);
-      Desc *out = score();
-      pw(CUDNN_POINTWISE_ADD, s, bias, out);
-      s = out;
-    }
-    if (f_.alibi) {
-      Desc *r = index(s, false), *c = index(s, true);
-      Desc *diff = virt(CUDNN_DATA_INT32, fs.score_dims);
-      pw(CUDNN_POINTWISE_SUB, c, r, diff, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *slopes = real(kSdpaSlopes, CUDNN_DATA_FLOAT, fs.slopes_dims);
-      Desc *alibi = score();
-      pw(CUDNN_POINTWISE_MUL, diff, slopes, alibi);
-      Desc *out = score();
-      pw(CUDNN_POINTWISE_ADD, s, alibi, out);
-      s = out;
-    }
-    if (f_.padding) {
-      Desc *r = index(s, false), *c = index(s, true);
-      Desc *seq_q = real(kSdpaSeqQ, CUDNN_DATA_INT32, fs.seq_dims);
-      Desc *seq_kv = real(kSdpaSeqKv, CUDNN_DATA_INT32, fs.seq_dims);
-      Desc *row_ok = virt(CUDNN_DATA_BOOLEAN, fs.score_dims), *col_ok = virt(CUDNN_DATA_BOOLEAN, fs.score_dims);
-      pw(CUDNN_POINTWISE_CMP_LT, r, seq_q, row_ok, nullptr, -1, CUDNN_DATA_INT32);
-      pw(CUDNN_POINTWISE_CMP_LT, c, seq_kv, col_ok, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *both = virt(CUDNN_DATA_BOOLEAN, fs.score_dims);
-      pw(CUDNN_POINTWISE_LOGICAL_AND, row_ok, col_ok, both, nullptr, -1, CUDNN_DATA_BOOLEAN);
-      s = select(s, both, kPadFill);
-    }
+    Desc *scale = SdpaGraphBuilder::scale();
+    s = scale_bias_alibi_padding(s, scale);
     Desc *centred = score();
     pw(CUDNN_POINTWISE_SUB, s, stats, centred);
-    s = centred;
-    if (f_.causal) {
-      Desc *r = index(s, false), *c = index(s, true);
-      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, fs.score_dims);
-      pw(CUDNN_POINTWISE_CMP_GE, r, c, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
-      s = select(s, keep_mask, kCausalFill);
-    }
-    if (f_.window > 0) {
-      Desc *r = index(s, false), *c = index(s, true);
-      Desc *w = by_value(kWindow, CUDNN_DATA_INT32);
-      Desc *shifted = virt(CUDNN_DATA_INT32, fs.score_dims);
-      pw(CUDNN_POINTWISE_ADD, c, w, shifted, nullptr, -1, CUDNN_DATA_INT32);
-      Desc *keep_mask = virt(CUDNN_DATA_BOOLEAN, fs.score_dims);
-      pw(CUDNN_POINTWISE_CMP_GT, shifted, r, keep_mask, nullptr, -1, CUDNN_DATA_INT32);
-      s = select(s, keep_mask, kWindowFill);
-    }
+    s = causal_and_window(centred);
     Desc *e = score();
     pw(CUDNN_POINTWISE_EXP, s, nullptr, e);
 
     // [Dropout: P * M * 1 / (1 - p), the RNG op's mask M.]
-    Desc *mask = f_.dropout > 0 ? rng_mask() : nullptr;
+    Desc *mask = f_.dropout > 0 ? dropout_mask() : nullptr;
     Desc *drop_scale = f_.dropout > 0 ? by_value(kSdpaDropScale, CUDNN_DATA_FLOAT) : nullptr;
     Desc *p_used = e;
     if (mask) {
@@ -233,9 +115,9 @@ class BwdBuilder {
     const SdpaGradShapes gv = sdpa_grad_shape(c_, 'v');
     Desc *dvt = real(kBwdDV, io, swap_last2(gv.dims), swap_last2(gv.strides));
     if (grouped(f_)) {
-      Desc *full = virt(io, sh_.dvt_full_dims);  // per Q head, in the I/O type as the frontend's
+      Desc *full = virt(io, bsh_.dvt_full_dims);  // per Q head, in the I/O type as the frontend's
       matmul(dot, p_io, full);
-      reduce(full, dvt);
+      reduce(CUDNN_REDUCE_TENSOR_ADD, full, dvt);
     } else {
       matmul(dot, p_io, dvt);
     }
@@ -257,7 +139,7 @@ class BwdBuilder {
       pw(CUDNN_POINTWISE_MUL, ds0, drop_scale, scaled_ds);
       ds0 = scaled_ds;
     }
-    if (c_.dbias) reduce(ds0, real(kBwdDBias, CUDNN_DATA_FLOAT, fs.bias_dims));
+    if (c_.dbias) reduce(CUDNN_REDUCE_TENSOR_ADD, ds0, real(kBwdDBias, CUDNN_DATA_FLOAT, fs.bias_dims));
     Desc *ds = score();
     pw(CUDNN_POINTWISE_MUL, ds0, scale, ds);
 
@@ -267,9 +149,9 @@ class BwdBuilder {
     const SdpaGradShapes gk = sdpa_grad_shape(c_, 'k');
     Desc *dkt = real(kBwdDK, io, swap_last2(gk.dims), swap_last2(gk.strides));
     if (grouped(f_)) {
-      Desc *full = virt(io, sh_.dkt_full_dims);
+      Desc *full = virt(io, bsh_.dkt_full_dims);
       matmul(qt, ds_io, full);
-      reduce(full, dkt);
+      reduce(CUDNN_REDUCE_TENSOR_ADD, full, dkt);
     } else {
       matmul(qt, ds_io, dkt);
     }
@@ -286,41 +168,10 @@ class BwdBuilder {
     }
   }
 
-  // The y of a BERNOULLI RNG op (keep probability 1 - dropout) with the
-  // scores' dims, seed and offset INT64 caller tensors.
-  Desc *rng_mask() {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_RNG_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, CUDNN_RNG_DISTRIBUTION_BERNOULLI),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1.0 - f_.dropout),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-    Desc *seed = real(kSdpaSeed, CUDNN_DATA_INT64, ones(sh_.f.rank()));
-    Desc *offset = real(kSdpaOffset, CUDNN_DATA_INT64, ones(sh_.f.rank()));
-    Desc *mask = score();
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mask->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, seed->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, offset->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-    return mask;
-  }
-
-  static constexpr int64_t kPadFill = 50, kCausalFill = 51, kWindowFill = 52, kWindow = 53;
-
  private:
-  Desc *keep(std::unique_ptr<Desc> d) {
-    g_.keep.push_back(std::move(d));
-    return g_.keep.back().get();
-  }
   const SdpaBwdConfig &c_;
   const SdpaConfig &f_;
-  SdpaGraph &g_;
-  BwdShapes sh_;
-  int64_t next_uid_ = 100;
+  BwdShapes bsh_;
 };
 
 }  // namespace
@@ -328,23 +179,10 @@ class BwdBuilder {
 SdpaGraph build_sdpa_bwd_graph(const SdpaBwdConfig &c) {
   SdpaGraph g;
   BwdBuilder(c, g).build();
-  auto add_float = [&](int64_t uid, float v) {
-    SdpaGraph::Value val{uid, {}};
-    std::memcpy(val.bytes, &v, sizeof v);
-    g.values.push_back(val);
-  };
-  add_float(kBwdOne, c.f.dropout > 0 ? static_cast<float>(1.0 - c.f.dropout) : 1.0f);
-  if (c.f.dropout > 0) add_float(kSdpaDropScale, static_cast<float>(1.0 / (1.0 - c.f.dropout)));
-  if (c.f.scale_by_value) add_float(kSdpaScale, static_cast<float>(c.f.scale));
-  if (c.f.padding) add_float(BwdBuilder::kPadFill, std::numeric_limits<float>::lowest());
-  if (c.f.causal) add_float(BwdBuilder::kCausalFill, static_cast<float>(c.f.causal_fill));
-  if (c.f.window > 0) {
-    add_float(BwdBuilder::kWindowFill, static_cast<float>(c.f.causal_fill));
-    SdpaGraph::Value val{BwdBuilder::kWindow, {}};
-    const int32_t w = static_cast<int32_t>(c.f.window);
-    std::memcpy(val.bytes, &w, sizeof w);
-    g.values.push_back(val);
-  }
+  add_float_value(g, kBwdOne, c.f.dropout > 0 ? static_cast<float>(1.0 - c.f.dropout) : 1.0f);
+  if (c.f.dropout > 0) add_float_value(g, kSdpaDropScale, static_cast<float>(1.0 / (1.0 - c.f.dropout)));
+  if (c.f.scale_by_value) add_float_value(g, kSdpaScale, static_cast<float>(c.f.scale));
+  add_mask_values(c.f, g);
   return g;
 }
 
