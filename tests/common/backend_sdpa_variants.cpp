@@ -1,5 +1,7 @@
 #include "common/backend_sdpa_variants.hpp"
 
+#include "common/sdpa_graph_builder.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -32,87 +34,22 @@ std::vector<int64_t> head_strides(bool bshd, int64_t heads, int64_t s, int64_t e
 
 int64_t pages_of(const SdpaVariantConfig &c) { return (c.s_kv + c.block_size - 1) / c.block_size; }
 
-class VariantBuilder {
+class VariantBuilder : public GraphOpBuilder {
  public:
-  VariantBuilder(const SdpaVariantConfig &c, SdpaVariantGraph &g) : c_(c), g_(g) {
+  VariantBuilder(const SdpaVariantConfig &c, SdpaVariantGraph &g) : GraphOpBuilder(g), c_(c) {
     score_dims_ = {c.b, c.h, c.s_q, c.s_kv};
     row_dims_ = {c.b, c.h, c.s_q, 1};
   }
 
-  Desc *keep(std::unique_ptr<Desc> d) {
-    g_.keep.push_back(std::move(d));
-    return g_.keep.back().get();
-  }
-  Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
-    return keep(tensor_desc(uid, t, dims, strides));
-  }
-  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
-    return keep(tensor_desc(next_uid_++, t, dims, packed(dims), true));
-  }
-  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
-    return keep(tensor_desc(next_uid_++, t, dims, strides, true));
-  }
   Desc *by_value(int64_t uid, cudnnDataType_t t) { return keep(tensor_desc(uid, t, ones4(), ones4(), false, true)); }
   Desc *scalar(int64_t uid) { return real(uid, CUDNN_DATA_FLOAT, ones4(), ones4()); }
   Desc *score(cudnnDataType_t t = CUDNN_DATA_FLOAT) { return virt(t, score_dims_); }
-
-  void add(Desc *op) {
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-  }
-
-  void matmul(Desc *a, Desc *b, Desc *c) {
-    auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
-    add(op);
-  }
-
-  void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
-          cudnnDataType_t math = CUDNN_DATA_FLOAT) {
-    auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, math), CUDNN_STATUS_SUCCESS);
-    if (axis >= 0) {
-      EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, axis), CUDNN_STATUS_SUCCESS);
-    }
-    EXPECT_EQ(p->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, p->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    if (b) {
-      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
-    }
-    if (t) {
-      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, t->d), CUDNN_STATUS_SUCCESS);
-    }
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    add(op);
-  }
 
   // y = x * s (s a scalar tensor), y of type t.
   Desc *mul(Desc *x, Desc *s, const std::vector<int64_t> &dims, cudnnDataType_t t = CUDNN_DATA_FLOAT) {
     Desc *y = virt(t, dims);
     pw(CUDNN_POINTWISE_MUL, x, s, y);
     return y;
-  }
-
-  void reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    add(op);
   }
 
   void paged_load(Desc *container, Desc *table, Desc *seq, Desc *y) {
@@ -130,23 +67,9 @@ class VariantBuilder {
 
   // Bernoulli mask with the keep probability, seed / offset tensors.
   Desc *rng_mask() {
-    auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_RNG_DESCRIPTOR));
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, CUDNN_RNG_DISTRIBUTION_BERNOULLI),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1.0 - c_.dropout_p),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
     Desc *seed = real(kVarSeed, c_.seed_type, ones4(), ones4());
     Desc *offset = real(kVarOffset, c_.seed_type, ones4(), ones4());
-    Desc *mask = score();
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mask->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, seed->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, offset->d),
-              CUDNN_STATUS_SUCCESS);
-    add(op);
-    return mask;
+    return bernoulli(1.0 - c_.dropout_p, seed, offset, score());
   }
 
   Desc *index(Desc *of, bool column) {
@@ -255,9 +178,7 @@ class VariantBuilder {
 
  private:
   const SdpaVariantConfig &c_;
-  SdpaVariantGraph &g_;
   std::vector<int64_t> score_dims_, row_dims_;
-  int64_t next_uid_ = 100;
 };
 
 }  // namespace
@@ -265,12 +186,8 @@ class VariantBuilder {
 SdpaVariantGraph build_sdpa_variant_graph(const SdpaVariantConfig &c) {
   SdpaVariantGraph g;
   VariantBuilder(c, g).build();
-  auto add_float = [&](int64_t uid, double v) {
-    SdpaVariantGraph::Value val{uid, {}};
-    const float f = static_cast<float>(v);
-    std::memcpy(val.bytes, &f, sizeof f);
-    g.values.push_back(val);
-  };
+  auto add_float = [&](int64_t uid, double v) { add_float_value(g, uid, static_cast<float>(v)); };
+
   add_float(kVarScale, c.scale);
   if (c.padding || c.paged) add_float(kVarPadFill, std::numeric_limits<float>::lowest());
   if (c.causal) add_float(kVarCausalFill, std::numeric_limits<float>::lowest());

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/backend_ops.hpp"
+#include "common/backend_sdpa.hpp"
 #include "common/tensor_data.hpp"
 
 namespace fdnn_test {
@@ -64,15 +65,7 @@ enum SdpaVariantUid : int64_t {
 };
 
 // The graph's descriptors and operations, plus the by-value scalars.
-struct SdpaVariantGraph {
-  std::vector<std::unique_ptr<Desc>> keep;
-  std::vector<Desc *> ops;
-  struct Value {
-    int64_t uid;
-    unsigned char bytes[8];
-  };
-  std::vector<Value> values;
-};
+using SdpaVariantGraph = SdpaGraph;
 
 SdpaVariantGraph build_sdpa_variant_graph(const SdpaVariantConfig &c);
 

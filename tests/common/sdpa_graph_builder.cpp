@@ -11,27 +11,36 @@ namespace {
 std::vector<int64_t> ones(int rank) { return std::vector<int64_t>(static_cast<size_t>(rank), 1); }
 }  // namespace
 
-Desc *SdpaGraphBuilder::keep(std::unique_ptr<Desc> d) {
+Desc *GraphOpBuilder::keep(std::unique_ptr<Desc> d) {
   g_.keep.push_back(std::move(d));
   return g_.keep.back().get();
 }
 
-Desc *SdpaGraphBuilder::real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims) {
+Desc *GraphOpBuilder::real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims) {
   return keep(tensor_desc(uid, t, dims, packed(dims)));
 }
-Desc *SdpaGraphBuilder::real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims,
+Desc *GraphOpBuilder::real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims,
                              const std::vector<int64_t> &strides) {
   return keep(tensor_desc(uid, t, dims, strides));
 }
-Desc *SdpaGraphBuilder::virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
+Desc *GraphOpBuilder::virt(cudnnDataType_t t, const std::vector<int64_t> &dims) {
   return keep(tensor_desc(next_uid_++, t, dims, packed(dims), true));
 }
+Desc *GraphOpBuilder::virt(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+  return keep(tensor_desc(next_uid_++, t, dims, strides, true));
+}
+
+void GraphOpBuilder::add(Desc *op) {
+  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+  g_.ops.push_back(op);
+}
+
 Desc *SdpaGraphBuilder::by_value(int64_t uid, cudnnDataType_t t) {
   return keep(tensor_desc(uid, t, ones(sh_.rank()), ones(sh_.rank()), false, true));
 }
 Desc *SdpaGraphBuilder::score() { return virt(CUDNN_DATA_FLOAT, sh_.score_dims); }
 
-void SdpaGraphBuilder::matmul(Desc *a, Desc *b, Desc *c) {
+void GraphOpBuilder::matmul(Desc *a, Desc *b, Desc *c) {
   auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
   EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
@@ -40,11 +49,10 @@ void SdpaGraphBuilder::matmul(Desc *a, Desc *b, Desc *c) {
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  g_.ops.push_back(op);
+  add(op);
 }
 
-void SdpaGraphBuilder::pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t, int64_t axis,
+void GraphOpBuilder::pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t, int64_t axis,
                           cudnnDataType_t math) {
   auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
   EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
@@ -64,11 +72,10 @@ void SdpaGraphBuilder::pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, 
     EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, t->d), CUDNN_STATUS_SUCCESS);
   }
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  g_.ops.push_back(op);
+  add(op);
 }
 
-void SdpaGraphBuilder::reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
+void GraphOpBuilder::reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
   auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
   EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, mode), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(r->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
@@ -77,8 +84,7 @@ void SdpaGraphBuilder::reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y) {
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  g_.ops.push_back(op);
+  add(op);
 }
 
 Desc *SdpaGraphBuilder::index(Desc *of, bool column) {
@@ -153,25 +159,27 @@ Desc *SdpaGraphBuilder::causal_and_window(Desc *s) {
   return s;
 }
 
-Desc *SdpaGraphBuilder::dropout_mask() {
+Desc *GraphOpBuilder::bernoulli(double keep_probability, Desc *seed, Desc *offset, Desc *y) {
   auto r = keep(std::make_unique<Desc>(CUDNN_BACKEND_RNG_DESCRIPTOR));
   EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_DISTRIBUTION, CUDNN_TYPE_RNG_DISTRIBUTION, CUDNN_RNG_DISTRIBUTION_BERNOULLI),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, 1.0 - cfg_.dropout),
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RNG_BERNOULLI_DIST_PROBABILITY, CUDNN_TYPE_DOUBLE, keep_probability),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
-  Desc *seed = real(kSdpaSeed, CUDNN_DATA_INT64, ones(sh_.rank()));
-  Desc *offset = real(kSdpaOffset, CUDNN_DATA_INT64, ones(sh_.rank()));
-  Desc *mask = score();
   auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR));
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mask->d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_TYPE_BACKEND_DESCRIPTOR, seed->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, offset->d),
             CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  g_.ops.push_back(op);
-  return mask;
+  add(op);
+  return y;
+}
+
+Desc *SdpaGraphBuilder::dropout_mask() {
+  Desc *seed = real(kSdpaSeed, CUDNN_DATA_INT64, ones(sh_.rank()));
+  Desc *offset = real(kSdpaOffset, CUDNN_DATA_INT64, ones(sh_.rank()));
+  return bernoulli(1.0 - cfg_.dropout, seed, offset, score());
 }
 
 void add_float_value(SdpaGraph &g, int64_t uid, float v) {

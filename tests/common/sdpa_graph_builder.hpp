@@ -14,24 +14,45 @@
 
 namespace fdnn_test {
 
-class SdpaGraphBuilder {
+// Descriptors of one graph, owned by it: tensors (caller, virtual with
+// fresh uids from 100 on) and the operations, finalized and appended to
+// its operation list in the order they are built.
+class GraphOpBuilder {
  public:
-  SdpaGraphBuilder(const SdpaConfig &c, SdpaGraph &g) : cfg_(c), g_(g), sh_(sdpa_shapes(c)) {}
-
-  // Uids of the by-value mask fills and window width (see
-  // add_mask_values()).
-  static constexpr int64_t kPadFill = 50, kCausalFill = 51, kWindowFill = 52, kWindow = 53;
+  explicit GraphOpBuilder(SdpaGraph &g) : g_(g) {}
 
   Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims);
   Desc *real(int64_t uid, cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides);
   Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims);
-  Desc *by_value(int64_t uid, cudnnDataType_t t);
-  Desc *score();  // a virtual float tensor of the scores' dims
+  Desc *virt(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides);
 
   void matmul(Desc *a, Desc *b, Desc *c);
   void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
           cudnnDataType_t math = CUDNN_DATA_FLOAT);
   void reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y);
+  // The y of a BERNOULLI RNG op drawing 1 with probability `keep`.
+  Desc *bernoulli(double keep, Desc *seed, Desc *offset, Desc *y);
+
+ protected:
+  Desc *keep(std::unique_ptr<Desc> d);
+  void add(Desc *op);  // finalizes op and appends it to the graph's operations
+
+  SdpaGraph &g_;
+  int64_t next_uid_ = 100;
+};
+
+// The attention graphs' shapes and score steps on top of GraphOpBuilder.
+class SdpaGraphBuilder : public GraphOpBuilder {
+ public:
+  SdpaGraphBuilder(const SdpaConfig &c, SdpaGraph &g) : GraphOpBuilder(g), cfg_(c), sh_(sdpa_shapes(c)) {}
+
+  // Uids of the by-value mask fills and window width (see
+  // add_mask_values()).
+  static constexpr int64_t kPadFill = 50, kCausalFill = 51, kWindowFill = 52, kWindow = 53;
+
+  Desc *by_value(int64_t uid, cudnnDataType_t t);
+  Desc *score();  // a virtual float tensor of the scores' dims
+
   // GEN_INDEX along the score's row (rank - 2) or column (rank - 1) axis.
   Desc *index(Desc *of, bool column);
   // BINARY_SELECT: s where keep_mask is true, else the by-value fill.
@@ -49,12 +70,8 @@ class SdpaGraphBuilder {
   Desc *dropout_mask();
 
  protected:
-  Desc *keep(std::unique_ptr<Desc> d);
-
   const SdpaConfig &cfg_;
-  SdpaGraph &g_;
   SdpaShapes sh_;
-  int64_t next_uid_ = 100;
 };
 
 // The by-value values of the masks' fills and window width that
