@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/engine.hpp"
 #include "core/resample_support.hpp"
+#include "core/error.hpp"
 
 namespace fdnn::cpu {
 
@@ -25,6 +27,18 @@ struct ResampleGeometry {
   int64_t is[5] = {}, os[5] = {};  // strides of x/dx and y/dy (N, C, D, H, W)
   int64_t cb = 1;                  // channels per unit of work
 };
+
+// What the fast resample engines (named `engine` in the reasons) run: 1 to
+// 3 spatial dimensions after N and C, FLOAT, DOUBLE, HALF or BFLOAT16 data.
+inline Support check_fast_resample_operands(const ResampleOperands &r, const char *engine) {
+  const int sp = r.op->spatial_dims();
+  if (sp > 3) return Support::no(cat(engine, " runs 1 to 3 spatial dimensions"));
+  if (r.in->rank() != 2 + sp) return Support::no(cat(engine, " needs N, C and the spatial dimensions only"));
+  const cudnnDataType_t t = r.in->dtype;
+  if (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE && t != CUDNN_DATA_HALF && t != CUDNN_DATA_BFLOAT16)
+    return Support::no(cat(engine, " runs FLOAT, DOUBLE, HALF and BFLOAT16"));
+  return Support::yes();
+}
 
 // Channels go in blocks of up to max_block when they are innermost in both
 // tensors (the inner loops then vectorise), one at a time otherwise.

@@ -281,13 +281,7 @@ class CpuResampleInterpEngine final : public Engine {
   Support supports(const graph::Graph &g) const override {
     if (Support s = check_single_interpolation(g); !s) return s;
     const ResampleOperands r = resample_operands(g);
-    const int sp = r.op->spatial_dims();
-    if (sp > 3) return Support::no("cpu.resample.interp runs 1 to 3 spatial dimensions");
-    if (r.in->rank() != 2 + sp) return Support::no("cpu.resample.interp needs N, C and the spatial dimensions only");
-    const cudnnDataType_t t = r.in->dtype;
-    if (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE && t != CUDNN_DATA_HALF && t != CUDNN_DATA_BFLOAT16)
-      return Support::no("cpu.resample.interp runs FLOAT, DOUBLE, HALF and BFLOAT16");
-    return Support::yes();
+    return check_fast_resample_operands(r, name());
   }
   std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &, const std::vector<KnobChoice> &) const override {
     return std::make_unique<Plan>(*this);
