@@ -41,6 +41,36 @@ void for_each(const std::vector<int64_t> &dims, F &&f) {
   }
 }
 
+// alpha * v (+ beta * the old value) into element `offset` of t.
+void blend_store(const graph::Tensor &t, void *data, int64_t offset, double v, const graph::Blend &b) {
+  double res = b.alpha * v;
+  if (b.beta != 0.0) res += b.beta * load_lane(t.dtype, data, offset);
+  store_lane(t.dtype, data, offset, res);
+}
+
+// The gradient of every input position, accumulated in double (row-major
+// over the input's dims), then blended into dx.
+class InputGradient {
+ public:
+  explicit InputGradient(const graph::Tensor &in) : in_(in) {
+    int64_t count = 1;
+    for (int64_t e : in.dims) count *= e;
+    g_.assign(static_cast<size_t>(count), 0.0);
+  }
+  double &at(const std::vector<int64_t> &i) {
+    int64_t l = 0;
+    for (size_t d = 0; d < i.size(); ++d) l = l * in_.dims[d] + i[d];
+    return g_[static_cast<size_t>(l)];
+  }
+  void blend_into(void *dx, const graph::Blend &b) {
+    for_each(in_.dims, [&](const std::vector<int64_t> &i) { blend_store(in_, dx, offset_of(in_, i), at(i), b); });
+  }
+
+ private:
+  const graph::Tensor &in_;
+  std::vector<double> g_;
+};
+
 void interpolate(const graph::Graph &g, const VariantPack &pack, const ResampleOperands &r);
 
 class Plan final : public ExecutionPlan {
@@ -150,10 +180,7 @@ class Plan final : public ExecutionPlan {
           if (divisor > 0) v /= divisor;
           else v = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? std::nan("") : 0.0;
         }
-        const int64_t yo = offset_of(out, o);
-        double res = op.blend.alpha * v;
-        if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(out.dtype, y_data, yo);
-        store_lane(out.dtype, y_data, yo, res);
+        blend_store(out, y_data, offset_of(out, o), v, op.blend);
       });
       return;
     }
@@ -161,34 +188,22 @@ class Plan final : public ExecutionPlan {
     // Backward: accumulate the gradient of every input position, then blend.
     const void *dy_data = pack.get(op.dy);
     void *dx_data = pack.get(op.dx);
-    int64_t in_count = 1;
-    for (int64_t e : in.dims) in_count *= e;
-    std::vector<double> grad(static_cast<size_t>(in_count), 0.0);
-    auto linear = [&](const std::vector<int64_t> &i) {
-      int64_t l = 0;
-      for (size_t d = 0; d < i.size(); ++d) l = l * in.dims[d] + i[d];
-      return l;
-    };
+    InputGradient grad(in);
     for_each(out.dims, [&](const std::vector<int64_t> &o) {
       window(o, cells, divisor);
       const double g_o = load_lane(out.dtype, dy_data, offset_of(out, o));
       if (op.is_max() && r.index) {
         std::vector<int64_t> cell;
-        if (cell_of_index(o, cell)) grad[static_cast<size_t>(linear(cell))] += g_o;
+        if (cell_of_index(o, cell)) grad.at(cell) += g_o;
       } else if (op.is_max()) {
         double best;
         const int64_t at = argmax(cells, best);
-        if (at >= 0) grad[static_cast<size_t>(linear(cells[static_cast<size_t>(at)]))] += g_o;
+        if (at >= 0) grad.at(cells[static_cast<size_t>(at)]) += g_o;
       } else if (divisor > 0) {
-        for (const auto &c : cells) grad[static_cast<size_t>(linear(c))] += g_o / divisor;
+        for (const auto &c : cells) grad.at(c) += g_o / divisor;
       }
     });
-    for_each(in.dims, [&](const std::vector<int64_t> &i) {
-      const int64_t xo = offset_of(in, i);
-      double res = op.blend.alpha * grad[static_cast<size_t>(linear(i))];
-      if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(in.dtype, dx_data, xo);
-      store_lane(in.dtype, dx_data, xo, res);
-    });
+    grad.blend_into(dx_data, op.blend);
   }
 };
 
@@ -233,35 +248,20 @@ void interpolate(const graph::Graph &, const VariantPack &pack, const ResampleOp
       double v = 0;
       for (const auto &t : list)
         if (t.second != 0) v += t.second * load_lane(in.dtype, x_data, offset_of(in, t.first));
-      const int64_t yo = offset_of(out, o);
-      double res = op.blend.alpha * v;
-      if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(out.dtype, y_data, yo);
-      store_lane(out.dtype, y_data, yo, res);
+      blend_store(out, y_data, offset_of(out, o), v, op.blend);
     });
     return;
   }
   const void *dy_data = pack.get(op.dy);
   void *dx_data = pack.get(op.dx);
-  int64_t in_count = 1;
-  for (int64_t e : in.dims) in_count *= e;
-  std::vector<double> grad(static_cast<size_t>(in_count), 0.0);
-  auto linear = [&](const std::vector<int64_t> &i) {
-    int64_t l = 0;
-    for (size_t d = 0; d < i.size(); ++d) l = l * in.dims[d] + i[d];
-    return l;
-  };
+  InputGradient grad(in);
   for_each(out.dims, [&](const std::vector<int64_t> &o) {
     taps(o, list);
     const double g_o = load_lane(out.dtype, dy_data, offset_of(out, o));
     for (const auto &t : list)
-      if (t.second != 0) grad[static_cast<size_t>(linear(t.first))] += t.second * g_o;
+      if (t.second != 0) grad.at(t.first) += t.second * g_o;
   });
-  for_each(in.dims, [&](const std::vector<int64_t> &i) {
-    const int64_t xo = offset_of(in, i);
-    double res = op.blend.alpha * grad[static_cast<size_t>(linear(i))];
-    if (op.blend.beta != 0.0) res += op.blend.beta * load_lane(in.dtype, dx_data, xo);
-    store_lane(in.dtype, dx_data, xo, res);
-  });
+  grad.blend_into(dx_data, op.blend);
 }
 
 class ReferenceResampleEngine final : public Engine {
