@@ -220,6 +220,40 @@ TEST(LrnCrossChannelForward, InPlace) {
 
 // ---- Cross-channel backward ---------------------------------------------------------
 
+// One cross-channel backward case on every engine: x, dy, y (the forward's
+// values, rounded to the type) and dx in layouts from `strides`, a random
+// alpha/beta pair.
+using StridesFn = std::vector<int64_t> (*)(Rng &, const std::vector<int64_t> &);
+void check_backward_case(EngineHandles &hs, Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims,
+                         const LrnParams &p, StridesFn strides) {
+  const HostTensor x = tensor_with(rng, t, dims, strides(rng, dims), -3, 3);
+  const HostTensor dy = tensor_with(rng, t, dims, strides(rng, dims), -2, 2);
+  HostTensor y = make_tensor(t, dims, strides(rng, dims));
+  // y as the forward pass gives it (rounded to the type).
+  y.set_values(lrn_forward_values(p, x, nullptr));
+  const HostTensor dx0 = tensor_with(rng, t, dims, strides(rng, dims), -2, 2);
+  const AlphaBeta ab = rng.pick(kAlphaBeta);
+  const Scaling alpha(ab.alpha), beta(ab.beta);
+  const auto want = reference_lrn_backward(p, x, nullptr, dy, alpha.value(t), beta.value(t), dx0, compute_of(t));
+  const LrnDesc nd(p);
+  const TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+  const Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
+  for (size_t h = 0; h < hs.all.size(); ++h) {
+    HostTensor dx = dx0;
+    if (ab.beta == 0) poison(dx);
+    const HostTensor before = dx;
+    Buffer dxb = upload(dx);
+    ASSERT_EQ(cudnnLRNCrossChannelBackward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), yd,
+                                           yb.get(), dyd, dyb.get(), xd, xb.get(), beta.for_type(t), dxd,
+                                           dxb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << describe(x, p, ab);
+    download(dxb, dx);
+    EXPECT_TRUE(matches(dx, want)) << describe(x, p, ab) << " on " << engine_name(h);
+    EXPECT_TRUE(gaps_untouched(dx, before)) << describe(x, p, ab) << " on " << engine_name(h);
+  }
+}
+
 TEST(LrnCrossChannelBackward, RandomShapesLayoutsTypesBlend) {
   EngineHandles hs;
   Rng rng(test_seed(303));
@@ -228,32 +262,7 @@ TEST(LrnCrossChannelBackward, RandomShapesLayoutsTypesBlend) {
     const int rank = static_cast<int>(rng.integer(4, 5));
     const std::vector<int64_t> dims = random_lrn_dims(rng, rank, 1500);
     const LrnParams p = random_params(rng, false, rank);
-    const HostTensor x = tensor_with(rng, t, dims, lrn_strides(rng, dims), -3, 3);
-    const HostTensor dy = tensor_with(rng, t, dims, lrn_strides(rng, dims), -2, 2);
-    HostTensor y = make_tensor(t, dims, lrn_strides(rng, dims));
-    // y as the forward pass gives it (rounded to the type).
-    y.set_values(lrn_forward_values(p, x, nullptr));
-    const HostTensor dx0 = tensor_with(rng, t, dims, lrn_strides(rng, dims), -2, 2);
-    const AlphaBeta ab = rng.pick(kAlphaBeta);
-    const Scaling alpha(ab.alpha), beta(ab.beta);
-    const auto want = reference_lrn_backward(p, x, nullptr, dy, alpha.value(t), beta.value(t), dx0, compute_of(t));
-    const LrnDesc nd(p);
-    const TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-    const Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
-    for (size_t h = 0; h < hs.all.size(); ++h) {
-      HostTensor dx = dx0;
-      if (ab.beta == 0) poison(dx);
-      const HostTensor before = dx;
-      Buffer dxb = upload(dx);
-      ASSERT_EQ(cudnnLRNCrossChannelBackward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), yd,
-                                             yb.get(), dyd, dyb.get(), xd, xb.get(), beta.for_type(t), dxd,
-                                             dxb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << describe(x, p, ab);
-      download(dxb, dx);
-      EXPECT_TRUE(matches(dx, want)) << describe(x, p, ab) << " on " << engine_name(h);
-      EXPECT_TRUE(gaps_untouched(dx, before)) << describe(x, p, ab) << " on " << engine_name(h);
-    }
+    check_backward_case(hs, rng, t, dims, p, lrn_strides);
   }
 }
 
@@ -316,31 +325,7 @@ TEST(LrnCrossChannelBackward, ChannelsLastRows) {
     std::vector<int64_t> dims = random_dims(rng, rank, 6, 400);
     dims[1] = rng.integer(32, 100);
     const LrnParams p = random_params(rng, false, rank);
-    const HostTensor x = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -3, 3);
-    const HostTensor dy = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
-    HostTensor y = make_tensor(t, dims, channels_last_strides(rng, dims));
-    y.set_values(lrn_forward_values(p, x, nullptr));
-    const HostTensor dx0 = tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
-    const AlphaBeta ab = rng.pick(kAlphaBeta);
-    const Scaling alpha(ab.alpha), beta(ab.beta);
-    const auto want = reference_lrn_backward(p, x, nullptr, dy, alpha.value(t), beta.value(t), dx0, compute_of(t));
-    const LrnDesc nd(p);
-    const TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-    const Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
-    for (size_t h = 0; h < hs.all.size(); ++h) {
-      HostTensor dx = dx0;
-      if (ab.beta == 0) poison(dx);
-      const HostTensor before = dx;
-      Buffer dxb = upload(dx);
-      ASSERT_EQ(cudnnLRNCrossChannelBackward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), yd,
-                                             yb.get(), dyd, dyb.get(), xd, xb.get(), beta.for_type(t), dxd,
-                                             dxb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << describe(x, p, ab);
-      download(dxb, dx);
-      EXPECT_TRUE(matches(dx, want)) << describe(x, p, ab) << " on " << engine_name(h);
-      EXPECT_TRUE(gaps_untouched(dx, before)) << describe(x, p, ab) << " on " << engine_name(h);
-    }
+    check_backward_case(hs, rng, t, dims, p, channels_last_strides);
   }
 }
 
