@@ -29,6 +29,40 @@ __device__ inline C ldp(const void *p, int64_t o) {  // statistics: the compute 
   return static_cast<const C *>(p)[o];
 }
 
+// Batch-norm backward, one channel k, from the sums over its m elements
+// t = {sum (x - shift), sum (x - shift)^2, sum dy, sum dy (x - shift)}:
+// mean and 1/std (the saved statistics when given, else from t), dscale and
+// dbias (blended into their outputs when `write`), and the coefficients of
+// dx = coef[0] dy + coef[1] x + coef[2].
+template <class C>
+__device__ inline void backward_channel(const NormArgs &a, uint32_t k, const C *t, C m, C shift, C scale, bool write,
+                                        C coef[3]) {
+  C mean, inv;
+  if (a.stats_given) {
+    mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
+    if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
+    else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
+  } else {
+    const C dm = t[0] / m;
+    mean = shift + dm;
+    inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
+  }
+  const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
+  const C dscale = sgx * inv, dbias = sg;
+  if (write) {
+    C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
+    C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
+    const C ap = C(a.alpha_p), bp = C(a.beta_p);
+    *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
+    *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
+  }
+  const C A = scale * inv;
+  const C B = -A * inv * dscale / m;
+  coef[0] = A;
+  coef[1] = B;
+  coef[2] = -A * dbias / m - B * mean;
+}
+
 template <int Bytes>
 struct VecWord;
 template <>

@@ -938,33 +938,9 @@ __global__ void __launch_bounds__(T, 512 / T) rows_backward_cluster(NormArgs a) 
       for (int i = 0; i < 4; ++i)
         for (int o = 16; o > 0; o >>= 1) t[i] += __shfl_down_sync(0xffffffffu, t[i], o);
     }
-    if (threadIdx.x == 0) {
-      const C m = C(a.count);
-      C mean, inv;
-      if (a.stats_given) {
-        mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
-        if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
-        else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
-      } else {
-        const C dm = t[0] / m;
-        mean = shift + dm;
-        inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
-      }
-      const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
-      const C dscale = sgx * inv, dbias = sg;
-      if (rank == 0) {
-        C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
-        C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
-        const C ap = C(a.alpha_p), bp = C(a.beta_p);
-        *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
-        *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
-      }
-      const C A = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)) * inv;
-      const C B = -A * inv * dscale / m;
-      coef[0] = A;
-      coef[1] = B;
-      coef[2] = -A * dbias / m - B * mean;
-    }
+    if (threadIdx.x == 0)
+      backward_channel<C>(a, k, t, C(a.count), shift, ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)), rank == 0,
+                          coef);
     cluster.sync();
     C A[V], B[V], Cc[V];
 #pragma unroll

@@ -297,30 +297,7 @@ __global__ void __launch_bounds__(kPersThreads, (COLS && BWD && V == 8) ? 1 : 2)
             }
           }
         } else {
-          C mean, inv;
-          if (a.stats_given) {
-            mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
-            if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
-            else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
-          } else {
-            const C dm = t[0] / m;
-            mean = shift + dm;
-            inv = C(1) / sqrt(max(t[1] / m - dm * dm, C(0)) + C(a.epsilon));
-          }
-          const C sg = t[2], sgx = t[3] - (mean - shift) * t[2];
-          const C dscale = sgx * inv, dbias = sg;
-          if (b == 0) {
-            C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
-            C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
-            const C ap = C(a.alpha_p), bp = C(a.beta_p);
-            *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
-            *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
-          }
-          const C A = scale * inv;
-          const C B = -A * inv * dscale / m;
-          coef[kk][0] = A;
-          coef[kk][1] = B;
-          coef[kk][2] = -A * dbias / m - B * mean;
+          backward_channel<C>(a, k, t, m, shift, scale, b == 0, coef[kk]);
         }
       }
     }
