@@ -16,12 +16,21 @@
 #   KEEP_BUILD=1 (build incrementally; by default the build dir is wiped,
 #   because the copied tree's file times can be older than a kept build's
 #   objects, and ninja would then link stale objects)
-#   ORACLE_ONLY='pooling*' (a glob: run only those programs of tests/oracle_gpu,
-#   differential ones and bench_* ones alike)
+#   ORACLE_ONLY='*pool*:*lrn*' (globs separated by ':': run only those programs
+#   of tests/oracle_gpu, differential ones and bench_* ones alike)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=${BUILD:-build-gpu}
+# True when program $1 matches one of ORACLE_ONLY's ':'-separated globs.
+oracle_selected() {
+  local pattern patterns
+  IFS=: read -r -a patterns <<<"${ORACLE_ONLY:-*}"
+  for pattern in "${patterns[@]}"; do
+    case "$1" in $pattern) return 0 ;; esac
+  done
+  return 1
+}
 ARCHS=${ARCHS:-90a}
 JOBS=${JOBS:-$(nproc)}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -136,7 +145,7 @@ if [ $BUILD_OK = 1 ]; then
   for src in tests/oracle_gpu/*.c; do
     prog=$(basename "$src" .c)
     case "$prog" in bench_*) continue ;; esac
-    case "$prog" in ${ORACLE_ONLY:-*}) ;; *) continue ;; esac
+    oracle_selected "$prog" || continue
     if ! build_oracle "$prog"; then
       note "oracle $prog: build FAILED"; cat "$OUTDIR/oracle_build.log" | head -20; continue
     fi
@@ -174,7 +183,7 @@ if [ $BUILD_OK = 1 ] && [ "${SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUTDIR/bench.nvidia.txt"
   for src in tests/oracle_gpu/bench_*.c; do
     prog=$(basename "$src" .c)
-    case "$prog" in bench_tensor_ops | ${ORACLE_ONLY:-*}) ;; *) continue ;; esac
+    [ "$prog" = bench_tensor_ops ] || oracle_selected "$prog" || continue
     if ! build_oracle "$prog"; then note "bench $prog: build FAILED"; continue; fi
     timeout 150 env -u FREEDNN_DEVICE LD_LIBRARY_PATH="$LIBDIR:$CUDA_HOME/lib64" "$ORACLE_BIN/${prog}_ours" \
       >>"$OUTDIR/bench.ours.txt" 2>&1
