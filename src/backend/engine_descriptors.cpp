@@ -98,7 +98,7 @@ void EngineDescriptor::do_finalize() {
   if (engine->device() != graph_state->device.kind)
     fail(CUDNN_STATUS_NOT_SUPPORTED, "engine ", index, " (", engine->name(), ") runs on another device than the "
                                                                               "graph's handle");
-  Support s = engine->supports(*graph_state->graph);
+  Support s = engine->accepts(*graph_state->graph);
   if (!s) fail(CUDNN_STATUS_NOT_SUPPORTED, "engine ", index, " (", engine->name(), ") does not support this graph: ", s.reason);
   auto st = std::make_shared<EngineState>();
   st->graph = graph_state;
@@ -225,7 +225,7 @@ class EngineHeuristicsDescriptor : public Descriptor {
     if (mode == CUDNN_HEUR_MODE_FALLBACK)
       std::stable_partition(order.begin(), order.end(), [](const Engine *e) { return e->priority() >= 900; });
     for (const Engine *e : order) {
-      if (!e->supports(*graph->graph)) continue;
+      if (!e->accepts(*graph->graph)) continue;
       results_.push_back(EngineConfigDescriptor::make(graph, e));
     }
     put(CUDNN_ATTR_ENGINEHEUR_RESULTS, descriptor_values(results_));

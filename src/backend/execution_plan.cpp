@@ -130,8 +130,11 @@ void execute(cudnnContext &handle, const Descriptor &plan_desc, const Descriptor
   graph::Graph g = *plan.config->engine->graph->graph;  // by-value tensors get their values here
   VariantPack vp;
   for (size_t i = 0; i < pack.uids.size(); ++i) vp.set(pack.uids[i], pack.pointers[i]);
+  // A view of a caller's tensor reads the caller's pointer.
+  for (const graph::Tensor &t : g.tensors())
+    if (t.is_view() && !t.is_virtual) vp.set(t.uid, vp.get(t.view_of));
   for (const graph::Tensor &t : g.tensors()) {
-    if (t.is_virtual) continue;
+    if (t.is_virtual || t.is_view()) continue;
     void *p = vp.get(t.uid);
     if (p == nullptr)
       fail(CUDNN_STATUS_BAD_PARAM, "the variant pack has no data pointer for tensor uid ", t.uid);

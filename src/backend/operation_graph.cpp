@@ -1,7 +1,9 @@
 // CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: operations joined by tensor uids.
 // Finalize builds the internal graph::Graph and checks the dataflow: one
 // producer per tensor, no cycles, virtual tensors produced and consumed
-// inside the graph, the same uid always describing the same tensor.
+// inside the graph, the same uid always describing the same tensor. A
+// RESHAPE adds a view tensor (Tensor::view_of): it is ready when the tensor
+// it reads is.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -26,7 +28,7 @@ namespace {
 
 bool same_tensor(const graph::Tensor &a, const graph::Tensor &b) {
   return a.dtype == b.dtype && a.dims == b.dims && a.strides == b.strides && a.is_virtual == b.is_virtual &&
-         a.by_value == b.by_value;
+         a.by_value == b.by_value && a.view_of == b.view_of;
 }
 
 }  // namespace
@@ -82,9 +84,15 @@ void OperationGraphDescriptor::do_finalize() {
       g->add_op(*part);
     }
   }
-  // Every virtual tensor must come from an operation of this graph.
+  // Every virtual tensor must come from an operation of this graph (a view
+  // from the tensor it reads, which its RESHAPE recorded too).
   for (const auto &[uid, t] : tensors)
-    if (t.is_virtual) check_arg(producer.count(uid) != 0, "virtual tensor ", uid, " is not produced by any operation");
+    if (t.is_virtual && !t.is_view())
+      check_arg(producer.count(uid) != 0, "virtual tensor ", uid, " is not produced by any operation");
+  auto storage = [&tensors](graph::Uid u) {
+    auto it = tensors.find(u);
+    return it != tensors.end() && it->second.is_view() ? it->second.view_of : u;
+  };
   // Cycles: repeatedly retire ops whose inputs are all available.
   {
     std::vector<bool> done(ios.size(), false);
@@ -96,7 +104,8 @@ void OperationGraphDescriptor::do_finalize() {
       progress = false;
       for (size_t i = 0; i < ios.size(); ++i) {
         if (done[i]) continue;
-        if (std::all_of(ios[i].inputs.begin(), ios[i].inputs.end(), [&](graph::Uid u) { return ready.count(u) != 0; })) {
+        if (std::all_of(ios[i].inputs.begin(), ios[i].inputs.end(),
+                        [&](graph::Uid u) { return ready.count(storage(u)) != 0; })) {
           done[i] = true;
           ++retired;
           progress = true;

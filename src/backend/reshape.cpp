@@ -1,15 +1,26 @@
-// CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR: y holds x's elements in the
-// same logical (row-major) order, with y's dims and y's strides. It maps onto
-// the pointwise IDENTITY op (a strided copy, with a cast when the types
-// differ), reading x as a view with y's dims: the op records x under its uid
-// with those dims and the strides that address the same elements (numpy's
-// copy-free reshape rule). When x's layout has no such view (a transposed x
-// merged into one dimension, say) the reshape is NOT_SUPPORTED; a reshape
-// whose dims are unchanged (a pure layout change, the usual transpose) always
-// has one. Because the graph knows one description per uid, a reshape whose
-// dims differ cannot share its input with another operation of the graph.
+// CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR: y shows x's elements in y's
+// dims. cuDNN 9 (through 9.21, and cudnn-frontend's default VIEW_ONLY mode)
+// treats a reshape as a view of x's memory; FreeDNN follows that where the
+// two readings can differ in practice and keeps the logical (row-major)
+// reading where they agree:
+// - y's (extent, stride) pairs are x's pairs in another order (the
+//   frontend's transposes: K -> K^T, P -> P^T, square ones included): y
+//   reads x's memory with y's strides, a transpose;
+// - otherwise y's i-th element in row-major order is x's i-th (a merge or
+//   split of dims, or a layout change when the dims are equal: a reading
+//   cuDNN's view would not give, kept for its use as a transform); x is read
+//   through the strides that address those elements (numpy's copy-free
+//   reshape rule), and a reshape that has none is NOT_SUPPORTED.
+// Either way x is read through a view tensor (Tensor::view_of) with y's dims,
+// so x keeps its own description for the graph's other operations, and the
+// op is the pointwise IDENTITY (a strided copy, with a cast when the types
+// differ) from that view to y.
 // Rules as cuDNN 9 (probed on the host): both descriptors required
 // (BAD_PARAM), the element counts must agree (BAD_PARAM).
+#include <algorithm>
+#include <atomic>
+#include <limits>
+
 #include "backend/operation.hpp"
 #include "core/error.hpp"
 
@@ -52,6 +63,26 @@ bool view_strides(const graph::Tensor &x, const std::vector<int64_t> &dims, std:
   return true;
 }
 
+// True when y addresses exactly x's memory: the same (extent, stride) pairs
+// in another order, extent-1 dims aside, and not simply x again.
+bool permutes_x(const graph::Tensor &x, const graph::Tensor &y) {
+  auto pairs = [](const graph::Tensor &t) {
+    std::vector<std::pair<int64_t, int64_t>> p;
+    for (int i = 0; i < t.rank(); ++i)
+      if (t.dims[i] != 1) p.emplace_back(t.dims[i], t.strides[i]);
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  return (x.dims != y.dims || x.strides != y.strides) && pairs(x) == pairs(y);
+}
+
+// Uids of view tensors come from a range no caller is expected to use, one
+// per finalized reshape (a view is private to its reshape).
+graph::Uid next_view_uid() {
+  static std::atomic<int64_t> next{0};
+  return std::numeric_limits<int64_t>::min() / 2 + next.fetch_add(1);
+}
+
 class ReshapeOperation : public OperationDescriptor {
  public:
   ReshapeOperation()
@@ -66,24 +97,34 @@ class ReshapeOperation : public OperationDescriptor {
     tensors_.clear();
     const graph::Uid x = use_tensor(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, "XDESC", true);
     const graph::Uid y = use_tensor(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, "YDESC", true);
-    graph::Tensor &xt = tensors_[0];
-    const graph::Tensor &yt = tensors_[1];
+    const graph::Tensor xt = tensors_[0];
+    const graph::Tensor yt = tensors_[1];
     check_arg(x != y, "XDESC and YDESC have the same uid ", x);
     check_arg(xt.element_count() == yt.element_count(), "x has ", xt.element_count(), " elements but y has ",
               yt.element_count(), ": a reshape keeps the element count");
     check_arg(!xt.by_value && !yt.by_value, "x and y must not be by-value tensors");
-    if (xt.dims != yt.dims) {
-      std::vector<int64_t> strides;
-      check_supported(view_strides(xt, yt.dims, strides), "x ", xt.to_string(), " cannot be read with y's dims ",
-                      yt.to_string(), " without a copy: FreeDNN's reshape needs x to be viewable in that shape");
-      xt.dims = yt.dims;
-      xt.strides = strides;
+    graph::Uid source = x;
+    const bool transpose = permutes_x(xt, yt);
+    if (transpose || xt.dims != yt.dims) {
+      graph::Tensor view = xt;
+      view.uid = next_view_uid();
+      view.view_of = x;
+      view.dims = yt.dims;
+      if (transpose) {
+        view.strides = yt.strides;
+      } else {
+        check_supported(view_strides(xt, yt.dims, view.strides), "x ", xt.to_string(),
+                        " cannot be read with y's dims ", yt.to_string(),
+                        " without a copy: FreeDNN's reshape needs x to be viewable in that shape");
+      }
+      source = view.uid;
+      tensors_.push_back(view);
     }
     graph::PointwiseOp copy;
     copy.mode = CUDNN_POINTWISE_IDENTITY;
     copy.compute_type = (xt.dtype == CUDNN_DATA_DOUBLE || yt.dtype == CUDNN_DATA_DOUBLE) ? CUDNN_DATA_DOUBLE
                                                                                         : CUDNN_DATA_FLOAT;
-    copy.x = x;
+    copy.x = source;
     copy.y = y;
     op_ = copy;
   }

@@ -13,6 +13,12 @@ std::mutex &registry_mutex() {
 }
 }  // namespace
 
+Support Engine::accepts(const graph::Graph &g) const {
+  if (g.has_virtual_views() && !runs_virtual_views())
+    return Support::no("the graph reads a virtual tensor through a RESHAPE view, which this engine does not place");
+  return supports(g);
+}
+
 EngineRegistry &EngineRegistry::instance() {
   static EngineRegistry *r = new EngineRegistry();
   return *r;

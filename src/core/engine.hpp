@@ -104,6 +104,12 @@ class Engine {
   // The slow, obviously-correct engines; tests and the bench check against them.
   virtual bool is_reference() const { return false; }
   virtual Support supports(const graph::Graph &g) const = 0;
+  // supports(), after refusing graphs with views of virtual tensors unless
+  // the engine places those views itself: what heuristics and plans ask.
+  Support accepts(const graph::Graph &g) const;
+  // Engines that allocate virtual tensors themselves and honour
+  // Tensor::view_of for them (the op-by-op engine) say true.
+  virtual bool runs_virtual_views() const { return false; }
   virtual std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g,
                                                    const std::vector<KnobChoice> &knobs) const = 0;
   virtual std::vector<KnobInfo> knobs() const { return {}; }

@@ -32,7 +32,9 @@ std::vector<size_t> topological_order(const graph::Graph &g) {
     progress = false;
     for (size_t i = 0; i < ios.size(); ++i) {
       if (done[i]) continue;
-      if (std::all_of(ios[i].inputs.begin(), ios[i].inputs.end(), [&](graph::Uid u) { return ready.count(u); })) {
+      // A view is ready when the tensor it reads is.
+      if (std::all_of(ios[i].inputs.begin(), ios[i].inputs.end(),
+                      [&](graph::Uid u) { return ready.count(g.storage_uid(u)); })) {
         done[i] = progress = true;
         order.push_back(i);
         for (graph::Uid u : ios[i].outputs) ready.insert(u);
@@ -55,6 +57,7 @@ graph::Graph single_op_graph(const graph::Graph &g, size_t index) {
       if (!seen.insert(u).second) continue;
       graph::Tensor t = g.tensor(u);
       t.is_virtual = false;
+      t.view_of = graph::kNoTensor;  // its pointer is resolved by the caller
       sg.add_tensor(t);
     }
   sg.add_op(op);
@@ -74,10 +77,20 @@ class SequentialPlan : public ExecutionPlan {
     std::unique_ptr<ExecutionPlan> plan;
   };
   SequentialPlan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e) {
+    // Each virtual tensor gets room for itself and for the views that read
+    // it; a virtual view shares the offset of the tensor it reads.
     for (const graph::Tensor &t : g.tensors()) {
-      if (!t.is_virtual) continue;
+      if (!t.is_virtual || t.is_view()) continue;
+      int64_t span = std::max<int64_t>(t.span(), 1);
+      for (const graph::Tensor &v : g.tensors())
+        if (v.view_of == t.uid) span = std::max(span, v.span());
       offsets_.emplace_back(t.uid, tensors_bytes_);
-      tensors_bytes_ += align_up(lanes_to_bytes(t.dtype, std::max<int64_t>(t.span(), 1)));
+      tensors_bytes_ += align_up(lanes_to_bytes(t.dtype, span));
+    }
+    for (const graph::Tensor &t : g.tensors()) {
+      if (!t.is_virtual || !t.is_view()) continue;
+      for (const auto &[uid, offset] : std::vector<std::pair<graph::Uid, size_t>>(offsets_))
+        if (uid == t.view_of) offsets_.emplace_back(t.uid, offset);
     }
     for (size_t i : topological_order(g)) {
       graph::Graph sg = single_op_graph(g, i);

@@ -15,6 +15,7 @@ class SequentialEngine : public Engine {
   DeviceKind device() const override { return device_; }
   int priority() const override { return 900; }
   Support supports(const graph::Graph &g) const override;
+  bool runs_virtual_views() const override { return true; }
   std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &knobs) const override;
 
  private:

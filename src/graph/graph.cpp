@@ -35,10 +35,22 @@ const Tensor &Graph::tensor(Uid uid) const {
   return *t;
 }
 
+Uid Graph::storage_uid(Uid uid) const {
+  const Tensor *t = find_tensor(uid);
+  return t != nullptr && t->is_view() ? t->view_of : uid;
+}
+
+bool Graph::has_virtual_views() const {
+  for (const Tensor &t : tensors_)
+    if (t.is_view() && t.is_virtual) return true;
+  return false;
+}
+
 namespace {
 
 void describe_tensor(std::ostream &os, const Tensor &t, bool with_values) {
   os << 'T' << t.uid << (t.is_virtual ? "v" : "") << '[' << t.to_string() << ']';
+  if (t.is_view()) os << "@T" << t.view_of;
   if (t.by_value && !with_values) os << "byval";
 }
 
@@ -50,7 +62,7 @@ void describe_tensor(std::ostream &os, const Tensor &t, bool with_values) {
 // costs more than a small call's whole computation).
 std::string Graph::structural_key() const {
   size_t bytes = 0;
-  for (const Tensor &t : tensors_) bytes += 24 + 8 * (t.dims.size() + t.strides.size()) + (t.by_value ? 8 : 0);
+  for (const Tensor &t : tensors_) bytes += 32 + 8 * (t.dims.size() + t.strides.size()) + (t.by_value ? 8 : 0);
   std::string key(bytes, '\0');
   char *p = key.data();
   auto put = [&p](auto v) {
@@ -63,6 +75,7 @@ std::string Graph::structural_key() const {
     put(static_cast<uint16_t>((t.is_virtual ? 1 : 0) | (t.by_value ? 2 : 0)));
     put(static_cast<uint16_t>(t.dims.size()));
     put(static_cast<int64_t>(t.strides.size()));
+    put(static_cast<int64_t>(t.view_of));
     for (int64_t d : t.dims) put(d);
     for (int64_t st : t.strides) put(st);
     // As in the text key this replaced, a by-value tensor's value is part of

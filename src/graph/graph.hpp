@@ -26,6 +26,12 @@ class Graph {
   const std::vector<Op> &ops() const { return ops_; }
   std::vector<Op> &ops() { return ops_; }
 
+  // The uid whose storage `uid` uses: the viewed tensor for a view, else uid.
+  Uid storage_uid(Uid uid) const;
+  // True when some view reads a virtual tensor: only engines that place
+  // virtual tensors themselves (Engine::runs_virtual_views) can run it.
+  bool has_virtual_views() const;
+
   // Describes the structure (ops, modes, tensor shapes, strides, types) but
   // not runtime values such as alpha/beta or by-value scalars, so that plans
   // cached under this key serve every call with the same structure.

@@ -28,7 +28,13 @@ struct Tensor {
   // variant pack.
   bool by_value = false;
   double value = 0.0;
+  // A view: this tensor has no storage of its own but reads the memory of
+  // tensor `view_of` (same data type) through its own dims and strides. The
+  // backend's RESHAPE makes these; the graph resolves the view's pointer (or
+  // workspace offset) from the viewed tensor's, and orders ops by it.
+  Uid view_of = kNoTensor;
 
+  bool is_view() const { return view_of != kNoTensor; }
   int rank() const { return static_cast<int>(dims.size()); }
   int64_t element_count() const;
   // Largest element offset + 1: the number of elements the strides can reach.

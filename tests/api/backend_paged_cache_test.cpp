@@ -151,19 +151,6 @@ TEST_F(BackendPagedCache, LoadRandom) {
 
 // ---- paged load -> matmul ------------------------------------------------------
 
-std::unique_ptr<Desc> matmul_op(Desc &a, Desc &b, Desc &c) {
-  Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-  EXPECT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
-  auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-  return op;
-}
-
 // K^T (transposed y, [B,H,D,S]): C = Q [B,H,M,D] x K^T -> [B,H,M,S] (the
 // attention scores). V (plain y, [B,H,S,D]): C = P [B,H,M,S] x V -> [B,H,M,D].
 // The loaded tensor is virtual: it lives only between the two operations.

@@ -5,6 +5,8 @@
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -32,8 +34,23 @@ std::unique_ptr<Desc> reshape_op(Desc &x, Desc &y) {
   return op;
 }
 
+// True when y's (extent, stride) pairs are x's in another order (extent-1
+// dims aside): the reshape is then a view of x's memory, a transpose.
+bool is_transpose_view(const std::vector<int64_t> &xd, const std::vector<int64_t> &xs, const std::vector<int64_t> &yd,
+                       const std::vector<int64_t> &ys) {
+  auto pairs = [](const std::vector<int64_t> &d, const std::vector<int64_t> &s) {
+    std::vector<std::pair<int64_t, int64_t>> p;
+    for (size_t i = 0; i < d.size(); ++i)
+      if (d[i] != 1) p.emplace_back(d[i], s[i]);
+    std::sort(p.begin(), p.end());
+    return p;
+  };
+  return (xd != yd || xs != ys) && pairs(xd, xs) == pairs(yd, ys);
+}
+
 // x (any strides) -> y (its own dims and strides): y's i-th element in
-// row-major order is x's i-th.
+// row-major order is x's i-th, or, when y permutes x's (extent, stride)
+// pairs, y reads x's memory through y's strides.
 void check_reshape(BackendReshapeConcat &t, cudnnHandle_t, Rng &rng, cudnnDataType_t xt, cudnnDataType_t yt,
                    const std::vector<int64_t> &xdims, const std::vector<int64_t> &xstrides,
                    const std::vector<int64_t> &ydims, const std::vector<int64_t> &ystrides) {
@@ -48,7 +65,14 @@ void check_reshape(BackendReshapeConcat &t, cudnnHandle_t, Rng &rng, cudnnDataTy
   ASSERT_EQ(t.run({op.get()}, {1, 2}, {xb.get(), yb.get()}), CUDNN_STATUS_SUCCESS);
   download(yb, y);
   std::vector<Expect> want;
-  for (double v : x.values()) want.push_back({v, 0.0});
+  if (is_transpose_view(xdims, xstrides, ydims, ystrides)) {
+    HostTensor view = x;  // x's memory image read with y's dims and strides
+    view.dims = ydims;
+    view.strides = ystrides;
+    for (double v : view.values()) want.push_back({v, 0.0});
+  } else {
+    for (double v : x.values()) want.push_back({v, 0.0});
+  }
   EXPECT_TRUE(matches(y, want));
   EXPECT_TRUE(gaps_untouched(y, y_before));
 }
@@ -95,6 +119,112 @@ TEST_F(BackendReshapeConcat, ReshapeBadInput) {
   auto y24 = tensor_desc(4, CUDNN_DATA_FLOAT, {24}, {1});
   auto op2 = reshape_op(*xt, *y24);
   EXPECT_FAILS_NAMING(op2->finalize(), CUDNN_STATUS_NOT_SUPPORTED, "cudnnBackendFinalize", "without a copy");
+}
+
+// ---- view reshapes: cudnn-frontend's transposes ---------------------------------
+
+// x [2, 3, r, c] in any layout; y [2, 3, c, r] with x's strides permuted the
+// same way: y reads x's memory, so y[n, h, j, i] = x[n, h, i, j] (cuDNN 9's
+// view reshape; the logical reading would give another answer).
+TEST_F(BackendReshapeConcat, ReshapeTransposeView) {
+  Rng rng(test_seed(63));
+  for (cudnnDataType_t type : kTypes) {
+    const int64_t r = rng.integer(2, 9), c = rng.integer(2, 9);
+    const std::vector<int64_t> xd{2, 3, r, c};
+    const std::vector<int64_t> xs = rng.coin(0.5) ? packed(xd) : random_strides(rng, xd);
+    const std::vector<int64_t> yd{2, 3, c, r}, ys{xs[0], xs[1], xs[3], xs[2]};
+    SCOPED_TRACE(testing::Message() << type_name(type) << " r" << r << " c" << c);
+    HostTensor x = make_tensor(type, xd, xs), y = make_tensor(type, yd, ys);
+    fill_random(x, rng, -4, 4);
+    poison(y);
+    auto xdesc = tensor_desc(1, type, xd, xs), ydesc = tensor_desc(2, type, yd, ys);
+    auto op = reshape_op(*xdesc, *ydesc);
+    ASSERT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    Buffer xb = upload(x), yb = upload(y);
+    ASSERT_EQ(run({op.get()}, {1, 2}, {xb.get(), yb.get()}), CUDNN_STATUS_SUCCESS) << last_error();
+    download(yb, y);
+    std::vector<Expect> want;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t j = 0; j < c; ++j)
+          for (int64_t i = 0; i < r; ++i) want.push_back({x.get({n, h, i, j}), 0.0});
+    EXPECT_TRUE(matches(y, want));
+  }
+}
+
+// The frontend's dP = dO x V^T: V^T is a virtual view reshape of V, which
+// another operation of the graph reads as V too (one uid, two readings).
+TEST_F(BackendReshapeConcat, ReshapeViewFeedsMatmul) {
+  Rng rng(test_seed(64));
+  for (int iter = 0; iter < 3; ++iter) {
+    const int64_t b = rng.integer(1, 3), m = rng.integer(1, 9), s = rng.integer(2, 17), d = rng.integer(2, 17);
+    SCOPED_TRACE(testing::Message() << "b" << b << " m" << m << " s" << s << " d" << d);
+    const std::vector<int64_t> ad{b, m, d}, vd{b, s, d}, vtd{b, d, s}, cd{b, m, s};
+    const std::vector<int64_t> vs = packed(vd), vts{vs[0], vs[2], vs[1]};
+    HostTensor a = make_tensor(CUDNN_DATA_FLOAT, ad, packed(ad)), v = make_tensor(CUDNN_DATA_FLOAT, vd, vs);
+    HostTensor c = make_tensor(CUDNN_DATA_FLOAT, cd, packed(cd)), v2 = make_tensor(CUDNN_DATA_FLOAT, vd, vs);
+    fill_random(a, rng, -2, 2);
+    fill_random(v, rng, -2, 2);
+    poison(c);
+    poison(v2);
+    auto adesc = tensor_desc(1, CUDNN_DATA_FLOAT, ad, packed(ad)), vdesc = tensor_desc(2, CUDNN_DATA_FLOAT, vd, vs);
+    auto vtdesc = tensor_desc(3, CUDNN_DATA_FLOAT, vtd, vts, /*is_virtual=*/true);
+    auto cdesc = tensor_desc(4, CUDNN_DATA_FLOAT, cd, packed(cd)), v2desc = tensor_desc(5, CUDNN_DATA_FLOAT, vd, vs);
+    auto reshape = reshape_op(*vdesc, *vtdesc);
+    ASSERT_EQ(reshape->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    auto mm = matmul_op(*adesc, *vtdesc, *cdesc);
+    auto twice = pointwise_op(CUDNN_POINTWISE_ADD, *vdesc, vdesc.get(), *v2desc);  // reads V as V
+    Buffer abuf = upload(a), vbuf = upload(v), cbuf = upload(c), v2buf = upload(v2);
+    // Every config heuristics offer runs it (the op-by-op engine at least).
+    const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, {mm.get(), twice.get(), reshape.get()});
+    ASSERT_FALSE(cfgs.empty());
+    ASSERT_EQ(run({mm.get(), twice.get(), reshape.get()}, {1, 2, 4, 5}, {abuf.get(), vbuf.get(), cbuf.get(), v2buf.get()}),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    download(cbuf, c);
+    download(v2buf, v2);
+    std::vector<Expect> want_c, want_v2;
+    for (int64_t n = 0; n < b; ++n)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < s; ++j) {
+          double acc = 0, mag = 0;
+          for (int64_t k = 0; k < d; ++k) {
+            acc += a.get({n, i, k}) * v.get({n, j, k});
+            mag += std::abs(a.get({n, i, k}) * v.get({n, j, k}));
+          }
+          want_c.push_back({acc, 1e-5 * mag + 1e-6});
+        }
+    for (double e : v.values()) want_v2.push_back({2 * e, 0.0});
+    EXPECT_TRUE(matches(c, want_c));
+    EXPECT_TRUE(matches(v2, want_v2));
+  }
+}
+
+// A view of a virtual tensor: X2 = 2x (virtual), X2^T a view of it, out =
+// X2^T + 0 written packed. Only the op-by-op engine places such views.
+TEST_F(BackendReshapeConcat, ReshapeViewOfVirtualTensor) {
+  Rng rng(test_seed(65));
+  const int64_t r = rng.integer(2, 12), c = rng.integer(2, 12);
+  const std::vector<int64_t> xd{1, r, c}, yd{1, c, r}, xs = packed(xd), ys{xs[0], xs[2], xs[1]};
+  HostTensor x = make_tensor(CUDNN_DATA_FLOAT, xd, xs), out = make_tensor(CUDNN_DATA_FLOAT, yd, packed(yd));
+  fill_random(x, rng, -4, 4);
+  poison(out);
+  auto xdesc = tensor_desc(1, CUDNN_DATA_FLOAT, xd, xs), x2 = tensor_desc(2, CUDNN_DATA_FLOAT, xd, xs, true);
+  auto x2t = tensor_desc(3, CUDNN_DATA_FLOAT, yd, ys, true), odesc = tensor_desc(4, CUDNN_DATA_FLOAT, yd, packed(yd));
+  auto twice = pointwise_op(CUDNN_POINTWISE_ADD, *xdesc, xdesc.get(), *x2);
+  auto reshape = reshape_op(*x2, *x2t);
+  ASSERT_EQ(reshape->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+  auto copy = pointwise_op(CUDNN_POINTWISE_IDENTITY, *x2t, nullptr, *odesc);
+  Buffer xb = upload(x), ob = upload(out);
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    ASSERT_EQ(run({copy.get(), reshape.get(), twice.get()}, {1, 4}, {xb.get(), ob.get()}, mode), CUDNN_STATUS_SUCCESS)
+        << last_error();
+    download(ob, out);
+    std::vector<Expect> want;
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t i = 0; i < r; ++i) want.push_back({2 * x.get({0, i, j}), 0.0});
+    EXPECT_TRUE(matches(out, want));
+  }
 }
 
 // ---- concat ------------------------------------------------------------------
