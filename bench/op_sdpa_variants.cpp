@@ -5,8 +5,13 @@
 // --alg picks the variant:
 //   gqa       rank-4 grouped-query heads (on the CPU: the fused engine)
 //   dropout   dropout from an RNG op (p = 0.1), op by op
-//   paged     K/V from paged caches (block size 64), op by op
-//   fp8-e4m3, fp8-e5m2   the FP8 graph (scales, amax), op by op; --dt ignored
+//   paged     K/V from paged caches (block size 64); on the CPU the fused
+//             engine gathers the pages itself
+//   paged-decode   the same with one query row (s_q = 1, s_kv = S): decoding
+//   fp8-e4m3, fp8-e5m2   the FP8 graph (scales, amax); on the CPU the fused
+//             engine (two passes); --dt ignored
+// Each with the suffix -opbyop (paged-opbyop, ...): the first engine of
+// heuristics mode FALLBACK, the op-by-op engine, for fused vs unfused.
 // FLOPs: 4 b h s^2 d (the two matmuls). The check asks for finite outputs:
 // the float64 reference at these sizes is too slow here (the tests in
 // tests/api/backend_sdpa_variants_test.cpp compare against it).
@@ -23,14 +28,25 @@
 namespace bench {
 namespace {
 
-const char *const kVariantAlgs = "gqa, dropout, paged, fp8-e4m3, fp8-e5m2";
+const char *const kVariantAlgs = "gqa, dropout, paged, paged-decode, fp8-e4m3, fp8-e5m2";
 
-void apply_alg(const std::string &alg, fdnn_test::SdpaVariantConfig *c) {
+// The alg without its -opbyop suffix; *opbyop: whether it had one.
+std::string strip_opbyop(const std::string &alg, bool *opbyop) {
+  const std::string suffix = "-opbyop";
+  *opbyop = alg.size() > suffix.size() && alg.compare(alg.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return *opbyop ? alg.substr(0, alg.size() - suffix.size()) : alg;
+}
+
+void apply_alg(const std::string &alg_knob, fdnn_test::SdpaVariantConfig *c) {
+  bool opbyop = false;
+  const std::string alg = strip_opbyop(alg_knob, &opbyop);
   if (alg.empty() || alg == "gqa") return;
   if (alg == "dropout") {
     c->dropout = fdnn_test::SdpaDropout::rng, c->dropout_p = 0.1;
   } else if (alg == "paged") {
     c->paged = true, c->block_size = 64;
+  } else if (alg == "paged-decode") {
+    c->paged = true, c->block_size = 64, c->s_q = 1;
   } else if (alg == "fp8-e4m3") {
     c->io_type = CUDNN_DATA_FP8_E4M3;
   } else if (alg == "fp8-e5m2") {
@@ -46,10 +62,13 @@ class SdpaVariantRun : public OpRun {
     const Dims &s = p.shapes[0];
     c_.b = s[0], c_.h = s[1], c_.h_kv = s[2], c_.s_q = s[3], c_.s_kv = s[3], c_.d = s[4], c_.d_v = s[4];
     c_.io_type = to_cudnn_dtype(p.knobs.dt);
+    // (apply_alg may shorten s_q: paged-decode.)
     c_.scale = 1.0 / std::sqrt(static_cast<double>(c_.d));
     apply_alg(p.knobs.alg, &c_);
     graph_ = fdnn_test::build_sdpa_variant_graph(c_);
-    plan_ = plan_graph(handle_, graph_.ops, CUDNN_HEUR_MODE_A);
+    bool opbyop = false;
+    strip_opbyop(p.knobs.alg, &opbyop);
+    plan_ = plan_graph(handle_, graph_.ops, opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
   }
 
   void fill(uint64_t seed) override {
@@ -112,7 +131,7 @@ class SdpaVariantFamily : public OpFamily {
   const char *name() const override { return "sdpa-variant"; }
   const char *help() const override {
     return "  sdpa-variant  attention forward variants (backend API): shape BxHxKxSxD (K = K/V heads dividing H);\n"
-           "             --alg=gqa|dropout|paged|fp8-e4m3|fp8-e5m2; --dt=f32|f16|bf16 (not for fp8)\n";
+           "             --alg=gqa|dropout|paged|paged-decode|fp8-e4m3|fp8-e5m2[-opbyop]; --dt=f32|f16|bf16 (not for fp8)\n";
   }
   void validate(const Problem &p) const override {
     fdnn_test::SdpaVariantConfig c;
@@ -136,12 +155,16 @@ class SdpaVariantFamily : public OpFamily {
 BENCH_REGISTER_OP(SdpaVariantFamily)
 
 // The op-by-op variants materialise the s x s scores several times: kept at
-// s = 256 so the default set stays quick on two cores.
+// s = 256 so the default set stays quick on two cores (paged and FP8 in
+// both forms: fused vs op by op).
 BENCH_DEFAULT_PROBLEMS(sdpa_variant, 96, {
     "--reset --name=sdpa-variant.gqa.f32 --op=sdpa-variant --alg=gqa --dt=f32 1x8x2x1024x64",
     "--reset --name=sdpa-variant.dropout.f32 --op=sdpa-variant --alg=dropout --dt=f32 1x8x8x256x64",
     "--reset --name=sdpa-variant.paged.f32 --op=sdpa-variant --alg=paged --dt=f32 1x8x2x256x64",
+    "--reset --name=sdpa-variant.paged.opbyop.f32 --op=sdpa-variant --alg=paged-opbyop --dt=f32 1x8x2x256x64",
+    "--reset --name=sdpa-variant.paged-decode.f32 --op=sdpa-variant --alg=paged-decode --dt=f32 4x8x2x4096x64",
     "--reset --name=sdpa-variant.fp8-e4m3 --op=sdpa-variant --alg=fp8-e4m3 --dt=f32 1x8x8x256x64",
+    "--reset --name=sdpa-variant.fp8-e4m3.opbyop --op=sdpa-variant --alg=fp8-e4m3-opbyop --dt=f32 1x8x8x256x64",
 })
 
 }  // namespace

@@ -6,6 +6,8 @@ namespace fdnn {
 
 namespace {
 
+using sdpa_match::is_fp8_type;
+using sdpa_match::is_fwd_io_type;
 using sdpa_match::is_io_float_type;
 using sdpa_match::no;
 
@@ -45,7 +47,7 @@ class BwdMatcher : public sdpa_match::Matcher {
     if (q.dims[r - 2] != p.s_q || kt.dims[r - 2] != p.d || kt.dims[r - 1] != p.s_kv) no("Q K^T shapes do not multiply");
     p.batch_dims.assign(s0.dims.begin(), s0.dims.end() - 2);
     score_dims_ = s0.dims;
-    if (!is_io_float_type(q.dtype) || !is_io_float_type(kt.dtype)) no("Q and K must be float, half or bfloat16");
+    if (!is_fwd_io_type(q.dtype) || !is_fwd_io_type(kt.dtype)) no("Q and K must be float, half, bfloat16 or FP8");
 
     // The score chain up to EXP.
     graph::Uid cur = mm_s->c;
@@ -95,6 +97,19 @@ class BwdMatcher : public sdpa_match::Matcher {
         }
       }
     }
+    // [FP8: dP * descales.]
+    for (;;) {
+      const std::vector<size_t> cs = data_consumers(dp_cur);
+      const auto *mul = cs.size() == 1 ? std::get_if<graph::PointwiseOp>(&g_.ops()[cs[0]]) : nullptr;
+      if (!mul || mul->mode != CUDNN_POINTWISE_MUL) break;
+      const graph::Uid other = mul->x == dp_cur ? mul->b : mul->x;
+      if (!is_caller_scalar(other)) break;
+      use(cs[0]);
+      check_plain(*mul);
+      check_score_tensor(mul->y);
+      bp.dp_scales.push_back(side(other));
+      dp_cur = mul->y;
+    }
     const graph::PointwiseOp &sub = only_pointwise(dp_cur, CUDNN_POINTWISE_SUB, "dP - softmax_sum");
     check_plain(sub);
     bp.softmax_sum = sub.b;
@@ -116,7 +131,7 @@ class BwdMatcher : public sdpa_match::Matcher {
       if (pc.size() != 1) no("the dropped P feeds ", pc.size(), " operations");
       pv = pc[0];
     }
-    bp.dvt = transposed_product(pv, pd, bp.d_ot, p.d_v, "dV");
+    bp.dvt = transposed_product(pv, pd, bp.d_ot, p.d_v, "dV", &bp.p8_scale, &bp.p8_type, bp.dv_out);
 
     // [Dropout scale of dS0.]
     graph::Uid ds0 = mul_e.y;
@@ -153,6 +168,32 @@ class BwdMatcher : public sdpa_match::Matcher {
         check_score_tensor(ds);
       }
     }
+    // [FP8: amax_dP = AMAX(dS), dS8 = FP8(dS * scale_dP).]
+    {
+      const graph::PointwiseOp *mul8 = nullptr;
+      for (size_t i : data_consumers(ds)) {
+        if (used_.count(i)) continue;
+        if (amax_of(i, ds)) {
+          bp.amax_dp = std::get<graph::ReductionOp>(g_.ops()[i]).y;
+          use(i);
+          continue;
+        }
+        const auto *pw = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
+        if (pw && pw->mode == CUDNN_POINTWISE_MUL && is_fp8_type(T(pw->y).dtype)) mul8 = pw, use(i);
+      }
+      if (mul8) {
+        check_plain(*mul8);
+        const graph::Uid other = mul8->x == ds ? mul8->b : mul8->x;
+        if (!is_caller_scalar(other)) no("dS's FP8 scale must be a caller scalar");
+        const graph::Tensor &y = T(mul8->y);
+        if (!y.is_virtual || y.dims != score_dims_) no("the FP8 dS must be virtual with the scores' dims");
+        bp.ds8_scale = side(other);
+        bp.ds8_type = y.dtype;
+        ds = mul8->y;
+      } else if (bp.amax_dp != graph::kNoTensor) {
+        no("amax of dS without its FP8 scale");
+      }
+    }
     // dS's consumers: dQ = dS K and dK^T = Q^T dS.
     std::vector<size_t> dc = data_consumers(ds);
     if (ds == ds0) {
@@ -172,9 +213,18 @@ class BwdMatcher : public sdpa_match::Matcher {
     bp.kn = mq->b;
     check_operand(T(mq->b), p.s_kv, p.d, true, "K");
     const graph::Tensor &dq = T(mq->c);
-    if (dq.is_virtual || dq.dims != T(p.q).dims) no("dQ must be a caller tensor of Q's dims");
-    const std::vector<size_t> qc = data_consumers(mq->c);
-    if (qc.empty()) {
+    if (dq.is_virtual) {
+      // FP8: dS8 K * descales (amax) * scale_dQ.
+      if (dq.dtype != CUDNN_DATA_FLOAT || dq.dims != T(p.q).dims) no("dS K must be float of Q's dims");
+      bp.dq = scaled_tail(mq->c, bp.dq_out.scales, bp.dq_out.amax, bp.dq_out.amax_at);
+      if (T(bp.dq).dims != T(p.q).dims) no("dQ must be a caller tensor of Q's dims");
+    } else if (dq.dims != T(p.q).dims) {
+      no("dQ must be a caller tensor of Q's dims");
+    }
+    const std::vector<size_t> qc = dq.is_virtual ? std::vector<size_t>{} : data_consumers(mq->c);
+    if (dq.is_virtual) {
+      // bp.dq: the tail's caller tensor (above).
+    } else if (qc.empty()) {
       bp.dq = mq->c;
     } else {
       const graph::PointwiseOp &id = only_pointwise(mq->c, CUDNN_POINTWISE_IDENTITY, "dQ = IDENTITY(dQ_accum)");
@@ -184,8 +234,11 @@ class BwdMatcher : public sdpa_match::Matcher {
       if (!data_consumers(id.y).empty()) no("dQ feeds further operations");
       bp.dq_accum = mq->c, bp.dq = id.y;
     }
-    if (!is_io_float_type(T(bp.dq).dtype)) no("dQ must be float, half or bfloat16");
-    bp.dkt = transposed_product(dk_op, ds, bp.qt, p.d, "dK");
+    if (!is_fwd_io_type(T(bp.dq).dtype)) no("dQ must be float, half, bfloat16 or FP8");
+    int no_cast = -1;
+    cudnnDataType_t no_cast_type = CUDNN_DATA_FLOAT;
+    bp.dkt = transposed_product(dk_op, ds, bp.qt, p.d, "dK", &no_cast, &no_cast_type, bp.dk_out);
+    if (no_cast >= 0) no("dK's matmul reads dS through a scale");
 
     classify(p);
     for (size_t i = 0; i < g_.ops().size(); ++i)
@@ -217,7 +270,7 @@ class BwdMatcher : public sdpa_match::Matcher {
       if (!shared && t.dims[i] != score_dims_[i]) no(what, "'s batch dimension ", i, " differs from the scores'");
       if (shared && !divides(t.dims[i], score_dims_[i])) no(what, "'s batch dimension ", i, " does not divide the scores'");
     }
-    if (!is_io_float_type(t.dtype)) no(what, " must be float, half or bfloat16");
+    if (!is_fwd_io_type(t.dtype)) no(what, " must be float, half, bfloat16 or FP8");
   }
 
   // A scalar operand: a by-value constant or a caller tensor of one element.
@@ -235,15 +288,30 @@ class BwdMatcher : public sdpa_match::Matcher {
     std::vector<int64_t> row = score_dims_;
     row.back() = 1;
     if (sum.dims != row || sum.dtype != CUDNN_DATA_FLOAT) no("softmax_sum must be float with the scores' row dims");
-    auto pit = producer_.find(bp.softmax_sum);
-    if (pit == producer_.end()) no("softmax_sum must be computed in the graph from dO and O");
-    const auto *mul = std::get_if<graph::PointwiseOp>(&g_.ops()[pit->second]);
-    if (!mul || mul->mode != CUDNN_POINTWISE_MUL) no("softmax_sum must be a MUL of sum(dO * O) and a scalar");
-    use(pit->second);
-    check_plain(*mul);
-    const bool x_is_row = producer_.count(mul->x) && std::holds_alternative<graph::ReductionOp>(g_.ops()[producer_.at(mul->x)]);
-    const graph::Uid row_u = x_is_row ? mul->x : mul->b;
-    bp.dot_scale = scalar(x_is_row ? mul->b : mul->x, "Dot's scalar");
+    if (producer_.find(bp.softmax_sum) == producer_.end())
+      no("softmax_sum must be computed in the graph from dO and O");
+    // MULs by scalars back to the reduction (one; FP8: the descales).
+    graph::Uid row_u = bp.softmax_sum;
+    std::vector<int> scales_back;
+    for (;;) {
+      auto pit = producer_.find(row_u);
+      if (pit == producer_.end()) no("softmax_sum must be a MUL of sum(dO * O) and a scalar");
+      if (std::holds_alternative<graph::ReductionOp>(g_.ops()[pit->second])) break;
+      const auto *mul = std::get_if<graph::PointwiseOp>(&g_.ops()[pit->second]);
+      if (!mul || mul->mode != CUDNN_POINTWISE_MUL) no("softmax_sum must be a MUL of sum(dO * O) and a scalar");
+      use(pit->second);
+      check_plain(*mul);
+      if (row_u != bp.softmax_sum) {
+        const graph::Tensor &t = T(row_u);
+        if (!t.is_virtual || t.dims != row || t.dtype != CUDNN_DATA_FLOAT || data_consumers(row_u).size() != 1)
+          no("the steps of Dot must be virtual float row tensors");
+      }
+      const bool x_chain = producer_.count(mul->x) > 0;
+      scales_back.push_back(scalar(x_chain ? mul->b : mul->x, "Dot's scalar"));
+      row_u = x_chain ? mul->x : mul->b;
+    }
+    if (scales_back.empty()) no("softmax_sum must be a MUL of sum(dO * O) and a scalar");
+    bp.dot_scales.assign(scales_back.rbegin(), scales_back.rend());
     if (data_consumers(row_u).size() != 1) no("sum(dO * O) feeds other operations");
     const graph::Tensor &rt = T(row_u);
     if (!rt.is_virtual || rt.dims != row || rt.dtype != CUDNN_DATA_FLOAT) no("sum(dO * O) must be virtual float");
@@ -263,7 +331,7 @@ class BwdMatcher : public sdpa_match::Matcher {
     else no("Dot must multiply the dO of dO V^T");
     if (!T(red.x).is_virtual || T(red.x).dims != T(bp.d_o).dims) no("dO * O must be virtual with dO's dims");
     if (T(bp.o).dims != T(bp.d_o).dims || T(bp.o).is_virtual) no("O must be a caller tensor of dO's dims");
-    if (!is_io_float_type(T(bp.o).dtype)) no("O must be float, half or bfloat16");
+    if (!is_fwd_io_type(T(bp.o).dtype)) no("O must be float, half, bfloat16 or FP8");
     const std::vector<size_t> sc = data_consumers(bp.softmax_sum);
     if (sc.size() != 1) no("softmax_sum feeds other operations");
   }
@@ -272,11 +340,29 @@ class BwdMatcher : public sdpa_match::Matcher {
   // dS, possibly through an IDENTITY cast): a matmul with a caller `a`
   // ([.., inner, s_q]) written into a caller tensor [.., inner, s_kv] whose
   // batch dims divide the scores' (through an ADD reduction for GQA).
-  graph::Uid transposed_product(size_t i, graph::Uid x, graph::Uid &a_out, int64_t inner, const char *what) {
+  // FP8: the cast may be MUL(x, scalar) into a virtual FP8 tensor (*cast_scale,
+  // *cast_type), and the product may run through float MULs by scalars and
+  // an AMAX tap to the caller tensor (tail).
+  graph::Uid transposed_product(size_t i, graph::Uid x, graph::Uid &a_out, int64_t inner, const char *what,
+                                int *cast_scale, cudnnDataType_t *cast_type, SdpaScaledOut &tail) {
     use(i);
     graph::Uid b = x;
     const graph::MatmulOp *m = std::get_if<graph::MatmulOp>(&g_.ops()[i]);
-    if (m == nullptr) {
+    const auto *mul8 = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
+    if (m == nullptr && mul8 && mul8->mode == CUDNN_POINTWISE_MUL && is_fp8_type(T(mul8->y).dtype)) {
+      check_plain(*mul8);
+      const graph::Uid other = mul8->x == x ? mul8->b : mul8->x;
+      if ((mul8->x != x && mul8->b != x) || !is_caller_scalar(other)) no(what, "'s FP8 cast must scale by a caller scalar");
+      const graph::Tensor &c = T(mul8->y);
+      if (!c.is_virtual || c.dims != score_dims_) no(what, "'s FP8 cast must be virtual");
+      const std::vector<size_t> cs = data_consumers(mul8->y);
+      m = cs.size() == 1 ? std::get_if<graph::MatmulOp>(&g_.ops()[cs[0]]) : nullptr;
+      if (!m) no(what, "'s FP8 cast must feed one matmul");
+      use(cs[0]);
+      *cast_scale = side(other);
+      *cast_type = c.dtype;
+      b = mul8->y;
+    } else if (m == nullptr) {
       const auto *id = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
       if (!id || id->mode != CUDNN_POINTWISE_IDENTITY || id->x != x) no(what, " must be a matmul (after a cast)");
       check_plain(*id);
@@ -298,22 +384,29 @@ class BwdMatcher : public sdpa_match::Matcher {
     graph::Uid out = m->c;
     if (c.rank() != r || c.dims[r - 2] != inner || c.dims[r - 1] != s_kv) no(what, "^T's dims do not fit");
     if (c.is_virtual) {
-      for (int k = 0; k < r - 2; ++k)
-        if (c.dims[k] != score_dims_[k]) no(what, " per query head must have the scores' batch dims");
-      if (c.dtype != CUDNN_DATA_FLOAT && !is_io_float_type(c.dtype)) no(what, " per head must be float");
       const std::vector<size_t> cs = data_consumers(m->c);
       const auto *red = cs.size() == 1 ? std::get_if<graph::ReductionOp>(&g_.ops()[cs[0]]) : nullptr;
-      if (!red || red->mode != CUDNN_REDUCE_TENSOR_ADD) no(what, " per query head must be summed by an ADD reduction");
-      use(cs[0]);
-      check_plain_reduction(*red);
-      out = red->y;
+      if (red || c.dtype != CUDNN_DATA_FLOAT) {
+        for (int k = 0; k < r - 2; ++k)
+          if (c.dims[k] != score_dims_[k]) no(what, " per query head must have the scores' batch dims");
+        if (c.dtype != CUDNN_DATA_FLOAT && !is_io_float_type(c.dtype)) no(what, " per head must be float");
+        if (!red || red->mode != CUDNN_REDUCE_TENSOR_ADD) no(what, " per query head must be summed by an ADD reduction");
+        use(cs[0]);
+        check_plain_reduction(*red);
+        out = red->y;
+      }
+      // FP8: float MULs by descales and the output scale (an AMAX tap).
+      if (T(out).is_virtual) {
+        if (T(out).dtype != CUDNN_DATA_FLOAT) no(what, "'s scaled product must be float");
+        out = scaled_tail(out, tail.scales, tail.amax, tail.amax_at);
+      }
     }
     const graph::Tensor &o = T(out);
     if (o.is_virtual || o.rank() != r || o.dims[r - 2] != inner || o.dims[r - 1] != s_kv)
       no(what, " must be a caller tensor [.., ", inner, ", s_kv]");
     for (int k = 0; k < r - 2; ++k)
       if (!divides(o.dims[k], score_dims_[k])) no(what, "'s batch dimension ", k, " does not divide the scores'");
-    if (!is_io_float_type(o.dtype)) no(what, " must be float, half or bfloat16");
+    if (!is_fwd_io_type(o.dtype)) no(what, " must be float, half, bfloat16 or FP8");
     if (!data_consumers(out).empty()) no(what, " feeds further operations");
     return out;
   }

@@ -16,16 +16,34 @@
 //   dK^T = MATMUL(Q^T, [IDENTITY] dS)              [-> REDUCTION ADD -> dK^T]
 //   dQ   = MATMUL(dS, K) [-> dQ_accum float, IDENTITY -> dQ]
 //
+// FP8 (cudnn-frontend's sdpa_fp8_backward, per-tensor scales): Q, K, V, O,
+// dO FP8; Dot and dP multiplied by descale scalars (more MULs by caller
+// scalars in their chains); dV^T's matmul reads FP8(E * scale_s), dS (after
+// its scale) feeds AMAX (amax_dP) and MUL(scale_dP) into an FP8 dS8 that dQ
+// and dK^T read; the products run through float (and the group's ADD
+// reduction), MULs by descales and an AMAX tap, then the last MUL (the
+// output scale) writes dQ, dK^T, dV^T (SdpaScaledOut).
+//
 // Q^T, K, dO^T are caller tensors of their own (cuDNN's graphs reach them
 // through view reshapes); a fused engine reads each from its own uid, so the
 // result is the graph's whatever memory the caller binds.
 #pragma once
+
+#include <vector>
 
 #include "core/engine.hpp"
 #include "core/sdpa_pattern.hpp"
 #include "graph/graph.hpp"
 
 namespace fdnn {
+
+// A float product written through MULs by caller scalars (side nodes, in
+// order), with amax = AMAX of the value after the first amax_at of them.
+struct SdpaScaledOut {
+  std::vector<int> scales;
+  graph::Uid amax = graph::kNoTensor;
+  size_t amax_at = 0;
+};
 
 struct SdpaBwdPattern {
   // The score chain Q K^T -> steps -> (EXP): q, kt, rank, s_q, s_kv, d,
@@ -36,12 +54,19 @@ struct SdpaBwdPattern {
   graph::Uid o = graph::kNoTensor, d_o = graph::kNoTensor, vt = graph::kNoTensor;
   graph::Uid qt = graph::kNoTensor, kn = graph::kNoTensor, d_ot = graph::kNoTensor;
   graph::Uid softmax_sum = graph::kNoTensor;  // written when not virtual
-  int dot_scale = -1;                         // side node of Dot's scalar
+  std::vector<int> dot_scales;                // side nodes of Dot's scalars, in order
+  std::vector<int> dp_scales;                 // FP8: dP's descales, in order
   int ds_scale = -1;                          // side node of dS's scalar (-1: none)
   int ds_drop_scale = -1;                     // dropout: side node of the scalar after MUL(., E)
   graph::Uid dq = graph::kNoTensor, dq_accum = graph::kNoTensor;  // dq_accum: kNoTensor when dQ comes directly
   graph::Uid dkt = graph::kNoTensor, dvt = graph::kNoTensor;     // dK^T, dV^T: [.., d, s_kv], [.., d_v, s_kv]
   graph::Uid dbias = graph::kNoTensor;
+  // FP8: P for dV is FP8(E * p8_scale) of type p8_type (FLOAT: not rounded);
+  // dS for dQ and dK is FP8(dS * ds8_scale) of ds8_type; amax_dp = AMAX(dS).
+  int p8_scale = -1, ds8_scale = -1;
+  cudnnDataType_t p8_type = CUDNN_DATA_FLOAT, ds8_type = CUDNN_DATA_FLOAT;
+  graph::Uid amax_dp = graph::kNoTensor;
+  SdpaScaledOut dq_out, dk_out, dv_out;
 };
 
 // Matches g; on success fills *out. The reason says what did not match.

@@ -20,6 +20,11 @@ inline bool is_io_float_type(cudnnDataType_t t) {
   return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
 }
 
+inline bool is_fp8_type(cudnnDataType_t t) { return t == CUDNN_DATA_FP8_E4M3 || t == CUDNN_DATA_FP8_E5M2; }
+
+// The forward's Q, K, V and O types (FP8 graphs too).
+inline bool is_fwd_io_type(cudnnDataType_t t) { return is_io_float_type(t) || is_fp8_type(t); }
+
 inline bool side_mode_ok(cudnnPointwiseMode_t m) {
   switch (m) {
     case CUDNN_POINTWISE_ADD:
@@ -85,7 +90,7 @@ class Matcher {
     for (size_t i = 0; i < g_.ops().size(); ++i) {
       const auto *m = std::get_if<graph::MatmulOp>(&g_.ops()[i]);
       if (m == nullptr) continue;
-      if (!T(m->a).is_virtual && !T(m->b).is_virtual) {
+      if (!T(m->a).is_virtual && (!T(m->b).is_virtual || paged_producer(m->b) != SdpaPattern::kNoOp)) {
         if (mm1) no("more than one matmul reads caller tensors only");
         mm1 = m, mm1_index = i;
       } else {
@@ -96,6 +101,8 @@ class Matcher {
     if (!mm1 || !mm2) no("an attention graph has two matmuls, Q K^T and P V");
     use(mm1_index);
     use(mm2_index);
+    p.k_paged = paged_load(mm1->b, "K^T");
+    p.v_paged = paged_load(mm2->b, "V");
     check_matmul(*mm1, "Q K^T");
     check_matmul(*mm2, "P V");
     const graph::Tensor &q = T(mm1->a), &kt = T(mm1->b), &s0 = T(mm1->c);
@@ -112,7 +119,7 @@ class Matcher {
       if (q.dims[i] != s0.dims[i]) no("Q's batch dimension ", i, " differs from the scores'");
       if (!divides(kt.dims[i], s0.dims[i])) no("K's batch dimension ", i, " neither matches Q's nor divides it");
     }
-    if (!is_io_float_type(q.dtype) || !is_io_float_type(kt.dtype)) no("Q and K must be float, half or bfloat16");
+    if (!is_fwd_io_type(q.dtype) || !is_fwd_io_type(kt.dtype)) no("Q and K must be float, half, bfloat16 or FP8");
 
     // The score chain.
     graph::Uid cur = mm1->c;
@@ -190,22 +197,30 @@ class Matcher {
     }
     // [Dropout] P V.
     const std::vector<size_t> pc = data_consumers(div_op->y);
-    if (pc.size() != 1) no("the softmax output feeds other operations");
-    const graph::Uid p_final = dropout_chain(div_op->y, pc[0], p);
+    graph::Uid p_final;
+    if (pc.size() == 2) {
+      p_final = fp8_weights(div_op->y, pc, p);
+    } else {
+      if (pc.size() != 1) no("the softmax output feeds other operations");
+      p_final = dropout_chain(div_op->y, pc[0], p);
+    }
     p.nodes = nodes;
     if (mm2->a != p_final) no("the second matmul does not read the softmax output");
-    const graph::Tensor &v = T(mm2->b), &o = T(mm2->c);
-    if (v.is_virtual || o.is_virtual) no("V and O must be caller tensors");
+    const graph::Uid o_uid = T(mm2->c).is_virtual ? output_tail(mm2->c, p) : mm2->c;
+    const graph::Tensor &v = T(mm2->b), &o = T(o_uid);
+    if ((v.is_virtual && p.v_paged == SdpaPattern::kNoOp) || o.is_virtual)
+      no("V and O must be caller tensors (or V a paged cache load)");
     if (v.rank() != r || o.rank() != r) no("V and O need the scores' rank");
-    p.v = mm2->b, p.o = mm2->c;
+    p.v = mm2->b, p.o = o_uid;
     p.d_v = v.dims[r - 1];
     if (v.dims[r - 2] != p.s_kv || o.dims[r - 2] != p.s_q || o.dims[r - 1] != p.d_v) no("P V shapes do not multiply");
     for (int i = 0; i < r - 2; ++i) {
       if (o.dims[i] != s0.dims[i]) no("O's batch dimension ", i, " differs from the scores'");
       if (!divides(v.dims[i], s0.dims[i])) no("V's batch dimension ", i, " neither matches Q's nor divides it");
     }
-    if (!is_io_float_type(v.dtype) || !is_io_float_type(o.dtype)) no("V and O must be float, half or bfloat16");
+    if (!is_fwd_io_type(v.dtype) || !is_fwd_io_type(o.dtype)) no("V and O must be float, half, bfloat16 or FP8");
     if (!data_consumers(p.o).empty()) no("O feeds further operations");
+    p.nodes = nodes;
     for (size_t i = 0; i < g_.ops().size(); ++i)
       if (!used_.count(i)) no("operation ", i, " (", graph::op_kind_name(g_.ops()[i]), ") is not part of the pattern");
   }
@@ -240,6 +255,105 @@ class Matcher {
       }
     }
     return out;
+  }
+
+  // An AMAX reduction of u into a caller float scalar, or null.
+  const graph::ReductionOp *amax_of(size_t i, graph::Uid u) const {
+    const auto *red = std::get_if<graph::ReductionOp>(&g_.ops()[i]);
+    if (!red || red->mode != CUDNN_REDUCE_TENSOR_AMAX || red->x != u) return nullptr;
+    check_plain_reduction(*red);
+    const graph::Tensor &y = T(red->y);
+    bool one = !y.by_value;
+    for (int64_t d : y.dims) one = one && d == 1;
+    if (y.is_virtual || y.dtype != CUDNN_DATA_FLOAT || !one)
+      no("an amax output must be a caller float tensor of one element");
+    if (!data_consumers(red->y).empty()) no("an amax output feeds further operations");
+    return red;
+  }
+
+  // The FP8 weights of cudnn-frontend's sdpa_fp8: P feeds AMAX (amax_s)
+  // and MUL by a caller scalar (scale_s) into a virtual FP8 tensor, the
+  // second matmul's A. Returns that tensor.
+  graph::Uid fp8_weights(graph::Uid u, const std::vector<size_t> &cs, SdpaPattern &p) {
+    const graph::ReductionOp *amax = nullptr;
+    const graph::PointwiseOp *mul = nullptr;
+    for (size_t i : cs) {
+      if (const graph::ReductionOp *a = amax_of(i, u)) amax = a, use(i);
+      const auto *pw = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
+      if (pw && pw->mode == CUDNN_POINTWISE_MUL) mul = pw, use(i);
+    }
+    if (!amax || !mul) no("the softmax output feeds two operations that are not FP8's AMAX and scale");
+    check_plain(*mul);
+    const graph::Uid other = mul->x == u ? mul->b : mul->x;
+    if (!is_caller_scalar(other)) no("P's FP8 scale must be a caller scalar");
+    const graph::Tensor &y = T(mul->y);
+    if (!y.is_virtual || !is_fp8_type(y.dtype) || y.dims != score_dims_)
+      no("the scaled P must be a virtual FP8 tensor of the scores' dims");
+    if (data_consumers(mul->y).size() != 1) no("the FP8 P feeds other operations");
+    p.amax_s = amax->y;
+    p.p_scale = side(other);
+    p.p_type = y.dtype;
+    return mul->y;
+  }
+
+  // The virtual float output u of P V through MULs by caller scalars (an
+  // AMAX tap on the way) to the caller O. Returns O's uid.
+  graph::Uid output_tail(graph::Uid u, SdpaPattern &p) { return scaled_tail(u, p.o_scales, p.amax_o, p.o_amax_at); }
+
+  // A virtual float product u through MULs by caller scalars (their side
+  // nodes into scales) to a caller tensor, with at most one AMAX tap (amax,
+  // taken after amax_at scales). Returns the caller tensor's uid.
+  graph::Uid scaled_tail(graph::Uid u, std::vector<int> &scales, graph::Uid &amax_uid, size_t &amax_at) {
+    const std::vector<int64_t> dims = T(u).dims;
+    while (T(u).is_virtual) {
+      if (T(u).dtype != CUDNN_DATA_FLOAT || T(u).dims != dims) no("the output of P V must stay float of O's dims");
+      const std::vector<size_t> cs = data_consumers(u);
+      const graph::PointwiseOp *mul = nullptr;
+      size_t amaxes = 0;
+      for (size_t i : cs) {
+        if (amax_of(i, u)) {
+          if (amax_uid != graph::kNoTensor) no("two amax outputs of one product");
+          amax_uid = std::get<graph::ReductionOp>(g_.ops()[i]).y;
+          amax_at = scales.size();
+          ++amaxes;
+          use(i);
+          continue;
+        }
+        const auto *pw = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
+        if (pw && pw->mode == CUDNN_POINTWISE_MUL) mul = pw, use(i);
+      }
+      if (!mul || cs.size() != 1 + amaxes) no("a product feeds operations other than scales and an amax");
+      check_plain(*mul);
+      const graph::Uid other = mul->x == u ? mul->b : mul->x;
+      if (!is_caller_scalar(other)) no("a product is multiplied by something other than a caller scalar");
+      scales.push_back(side(other));
+      u = mul->y;
+    }
+    return u;
+  }
+
+  // The index of the PagedCacheLoadOp whose output u is, or kNoOp.
+  size_t paged_producer(graph::Uid u) const {
+    auto it = producer_.find(u);
+    if (it == producer_.end() || !std::holds_alternative<graph::PagedCacheLoadOp>(g_.ops()[it->second]))
+      return SdpaPattern::kNoOp;
+    return it->second;
+  }
+
+  // Operand u of a matmul: kNoOp for a caller tensor; for the virtual y of
+  // a paged cache load (K^T or V gathered from pages) the op's index, marked
+  // used. Its container, page table and seq_len are caller tensors.
+  size_t paged_load(graph::Uid u, const char *what) {
+    if (!T(u).is_virtual) return SdpaPattern::kNoOp;
+    const size_t i = paged_producer(u);
+    if (i == SdpaPattern::kNoOp) no(what, " is virtual and not the output of a paged cache load");
+    const auto &op = std::get<graph::PagedCacheLoadOp>(g_.ops()[i]);
+    for (graph::Uid in : {op.container, op.page_table, op.seq_len})
+      if (T(in).is_virtual || T(in).by_value) no("the paged cache load of ", what, " reads a virtual or by-value tensor");
+    if (T(u).rank() != 4) no("a paged ", what, " must have rank 4");
+    if (data_consumers(u).size() != 1) no("the paged ", what, " feeds other operations");
+    use(i);
+    return i;
   }
 
   // The index of the BERNOULLI RngOp whose virtual output of the scores'

@@ -9,6 +9,11 @@
 //   l = REDUCTION ADD(e);  P = DIV(e, l);  [stats = ADD(m, LOG(l))]
 //   [dropout: P = MUL(P, RNG BERNOULLI y) [-> MUL(P, scalar)], cudnn-frontend's form]
 //   O = MATMUL(P, V)                           V [.., s_kv, d_v], O [.., s_q, d_v]
+//   [paged K/V: K^T and / or V the virtual outputs of PAGED_CACHE_LOAD ops
+//    reading caller containers, page tables and sequence lengths]
+//   [FP8: Q, K, V, O of FP8 types; amax_S = AMAX(P), P8 = FP8(P * scale_s),
+//    O_f = MATMUL(P8, V) virtual float, MULs by caller scalars (descales)
+//    with an AMAX tap (amax_O), the last MUL (scale_o) writing O]
 //
 // Side expressions are small DAGs of GEN_INDEX (row / column of the score),
 // by-value scalars, caller tensors that broadcast to the score (bias, seq_len,
@@ -75,6 +80,20 @@ struct SdpaPattern {
   // element (batch bi, i, j) at logical index (bi * s_q + i) * s_kv + j) and
   // the side node of the scalar multiplied after the mask (-1: none).
   static constexpr size_t kNoRng = static_cast<size_t>(-1);
+  static constexpr size_t kNoOp = static_cast<size_t>(-1);
+  // Paged K/V: the PagedCacheLoadOp whose virtual output K^T (kt) or V (v)
+  // is (kNoOp: a caller tensor). Fused engines gather the pages themselves.
+  size_t k_paged = kNoOp, v_paged = kNoOp;
+  // FP8 (cudnn-frontend's sdpa_fp8): amax_s = AMAX(P) (a caller float
+  // scalar), P rounded to p_type after MUL by the side node p_scale before
+  // P V (p_type FLOAT: no rounding, P V reads P itself); O = (P V) * each
+  // side node of o_scales in order, amax_o = AMAX of the value after the
+  // first o_amax_at of them.
+  graph::Uid amax_s = graph::kNoTensor, amax_o = graph::kNoTensor;
+  int p_scale = -1;
+  cudnnDataType_t p_type = CUDNN_DATA_FLOAT;
+  std::vector<int> o_scales;
+  size_t o_amax_at = 0;
   size_t rng_op = kNoRng;
   int dropout_scale = -1;
 };

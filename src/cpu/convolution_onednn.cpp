@@ -48,6 +48,10 @@
 // convolution does (backward data's median did, by 2-6x; forward's did not).
 // FREEDNN_ONEDNN_CONV_SPLIT=0 turns it off, =1 forces it wherever it applies
 // (forward and backward data; tests reach it with small problems that way).
+// FLOAT forwards on NHWC activations with KRSC filters of C >= 512 whose
+// filter dwarfs the activations go to cpu.conv.nhwc_dot first (priority 5):
+// it reads the KRSC filter in place, without a reorder (512x7x7 batch 1, one
+// thread: 0.90-0.94 of oneDNN with pre-reordered weights, this engine 0.72-0.78).
 //
 // Memory: every staged operand (reordered activations and filters, the
 // flipped filter, the output before blending, oneDNN's scratchpad) lives in

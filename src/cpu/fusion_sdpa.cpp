@@ -8,6 +8,17 @@
 // MUL by a BERNOULLI RNG op's output, then by a scale) draws the RNG op's
 // own Philox words per score element and drops weights after their sum.
 //
+// FP8 (cudnn-frontend's sdpa_fp8 graph): P is rounded to FP8 after its
+// scale, which needs the final row max and sum: two passes over the keys,
+// the first for the softmax statistics (it keeps the row block's scores for
+// the second when they fit in 16 MiB), the second accumulating FP8(P *
+// scale_s) V exactly as the graph rounds it; the output scales and the amax
+// outputs (of P, of O before its last scale) are applied at the write.
+//
+// Paged K/V (PAGED_CACHE_LOAD ops feeding K^T and V): the staging step
+// gathers each (sequence, cache head) matrix from its pages straight into
+// the float K^T / V scratch; the gathered K / V tensors never exist.
+//
 // Masked blocks: when the trailing steps are selects of very negative fills
 // (-inf, lowest float), a block whose every element is masked is skipped (a
 // causal mask halves the work). Its elements would have added exp(fill - max)
@@ -19,6 +30,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -50,17 +62,23 @@ class Plan final : public ExecutionPlan {
     batches_ = 1;
     for (int64_t d : p_.batch_dims) batches_ *= d;
     // Distinct K and V matrices (heads shared by grouped queries count once).
-    auto slots = [&](const MatrixView &m, std::vector<int64_t> *slot, std::vector<int64_t> *rep) {
+    // Paged K / V: gathered from their pages at staging, one matrix per
+    // (sequence, cache head).
+    if (p_.k_paged != SdpaPattern::kNoOp) k_paged_ = PagedOperand(g, p_.k_paged, p_.batch_dims);
+    if (p_.v_paged != SdpaPattern::kNoOp) v_paged_ = PagedOperand(g, p_.v_paged, p_.batch_dims);
+    auto slots = [&](const MatrixView &m, const PagedOperand *paged, std::vector<int64_t> *slot,
+                     std::vector<int64_t> *rep) {
       std::map<int64_t, int64_t> seen;
       for (int64_t bi = 0; bi < batches_; ++bi) {
-        auto it = seen.emplace(m.offsets[static_cast<size_t>(bi)], static_cast<int64_t>(seen.size())).first;
+        const int64_t key = paged ? paged->matrix_of(bi) : m.offsets[static_cast<size_t>(bi)];
+        auto it = seen.emplace(key, static_cast<int64_t>(seen.size())).first;
         if (it->second == static_cast<int64_t>(rep->size())) rep->push_back(bi);
         slot->push_back(it->second);
       }
     };
-    slots(k_, &k_slot_, &k_rep_);
-    slots(v_, &v_slot_, &v_rep_);
-    v_direct_ = v_.dtype == CUDNN_DATA_FLOAT && v_.cs == 1 && v_.rs >= p_.d_v;
+    slots(k_, p_.k_paged != SdpaPattern::kNoOp ? &k_paged_ : nullptr, &k_slot_, &k_rep_);
+    slots(v_, p_.v_paged != SdpaPattern::kNoOp ? &v_paged_ : nullptr, &v_slot_, &v_rep_);
+    v_direct_ = v_.dtype == CUDNN_DATA_FLOAT && v_.cs == 1 && v_.rs >= p_.d_v && p_.v_paged == SdpaPattern::kNoOp;
     // The side nodes the steps before the trailing selects need, and those
     // the trailing selects need (a block that is wholly kept skips the latter).
     const SideNodeMarks marks(p_);
@@ -90,13 +108,17 @@ class Plan final : public ExecutionPlan {
     const int64_t nk = static_cast<int64_t>(k_rep_.size()), nv = v_direct_ ? 0 : static_cast<int64_t>(v_rep_.size());
     auto stage = [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        if (i < nk) {
+        if (i < nk && p_.k_paged != SdpaPattern::kNoOp) {
+          k_paged_.gather(pack, k_rep_[i], run.kt_all + i * p_.s_kv * p_.d, 1, p_.s_kv);
+        } else if (i >= nk && p_.v_paged != SdpaPattern::kNoOp) {
+          v_paged_.gather(pack, v_rep_[i - nk], run.v_all + (i - nk) * p_.s_kv * p_.d_v, p_.d_v, 1);
+        } else if (i < nk) {
           float *kt = run.kt_all + i * p_.s_kv * p_.d;
           visit_fast_type(k_.dtype, [&](auto st) {
             using S = decltype(st);
             const auto *k = static_cast<const typename S::type *>(run.k) + k_.offsets[static_cast<size_t>(k_rep_[i])];
             for (int64_t j = 0; j < p_.s_kv; ++j)
-              for (int64_t e = 0; e < p_.d; ++e) kt[e * p_.s_kv + j] = S::to_float(k[j * k_.rs + e * k_.cs]);
+              for (int64_t e = 0; e < p_.d; ++e) kt[e * p_.s_kv + j] = to_float_fast<S>(k[j * k_.rs + e * k_.cs]);
           });
         } else {
           load_rows(v_, run.v, v_rep_[i - nk], 0, p_.s_kv, p_.d_v, run.v_all + (i - nk) * p_.s_kv * p_.d_v);
@@ -113,6 +135,8 @@ class Plan final : public ExecutionPlan {
     };
     if (ctx.pool) ctx.pool->parallel_for(tasks, body, tasks);
     else body(0, tasks);
+    if (p_.amax_s != graph::kNoTensor) *static_cast<float *>(pack.get(p_.amax_s)) = run.amax_s;
+    if (p_.amax_o != graph::kNoTensor) *static_cast<float *>(pack.get(p_.amax_o)) = run.amax_o;
   }
 
  private:
@@ -130,13 +154,31 @@ class Plan final : public ExecutionPlan {
 
     Run(const Plan &pl, const graph::Graph &gr, const VariantPack &pk) : plan(pl), g(gr), pack(pk) {
       const SdpaPattern &p = plan.p_;
-      q = pack.get(p.q), k = pack.get(p.kt), v = pack.get(p.v), o = pack.get(p.o);
+      q = pack.get(p.q), o = pack.get(p.o);
+      k = p.k_paged == SdpaPattern::kNoOp ? pack.get(p.kt) : nullptr;
+      v = p.v_paged == SdpaPattern::kNoOp ? pack.get(p.v) : nullptr;
       stats = p.stats != graph::kNoTensor ? pack.get(p.stats) : nullptr;
       side = side_inputs(p, g, pack);
       allow_skip = masked_blocks_skippable(p, side, &max_fill);
       drop = dropout_draw(g, p, pack, side_scalar(p, side, p.dropout_scale));
+      two_pass = p.p_type != CUDNN_DATA_FLOAT;
+      if (two_pass) allow_skip = false;
+      p_scale = side_scalar(p, side, p.p_scale);
+      for (int n : p.o_scales) o_scales.push_back(side_scalar(p, side, n));
     }
     DropoutDraw drop;
+    // FP8 weights: the exact P = e / l is rounded, so a first pass finds
+    // each row's max and sum and a second accumulates FP8(P * p_scale) V.
+    bool two_pass = false;
+    float p_scale = 1;
+    std::vector<float> o_scales;
+    // The amax outputs, merged from the workers.
+    mutable std::mutex amax_mu;
+    mutable float amax_s = 0, amax_o = 0;
+    void merge_amax(float s, float o) const {
+      std::lock_guard<std::mutex> lock(amax_mu);
+      amax_s = std::max(amax_s, s), amax_o = std::max(amax_o, o);
+    }
   };
 
   class Worker {
@@ -150,12 +192,24 @@ class Plan final : public ExecutionPlan {
       eval_mask_.resize(p_.nodes.size());
       qbuf_.resize(br * static_cast<size_t>(p_.d));
       drop_.resize(bc);
+      // FP8's two passes: the first keeps the block's scores for the
+      // second, up to 16 MiB per worker.
+      if (run.two_pass && br * static_cast<size_t>(p_.s_kv) <= (size_t{1} << 22))
+        saved_.resize(br * static_cast<size_t>(p_.s_kv));
     }
+
+    ~Worker() { run_.merge_amax(amax_s_, amax_o_); }
 
     // Rows [i0, i0 + kRowBlock) of score batch bi.
     void task(int64_t bi, int64_t i0) {
       const int64_t rows = std::min(kRowBlock, p_.s_q - i0);
       load_kv(bi);
+      if (run_.two_pass) {
+        rows_pass(bi, i0, rows, false, Pass::stats);
+        rows_pass(bi, i0, rows, false, Pass::fp8_weights);
+        write(bi, i0, rows);
+        return;
+      }
       rows_pass(bi, i0, rows, run_.allow_skip);
       // Rows that were fully masked and had blocks skipped: recompute alone.
       for (int64_t r = 0; r < rows; ++r) {
@@ -180,7 +234,11 @@ class Plan final : public ExecutionPlan {
 
     // Online softmax over every key block for rows [i0 + r0, i0 + r0 + rows):
     // leaves m_, l_, acc_ (rows relative to r0) and skipped_.
-    void rows_pass(int64_t bi, int64_t i0, int64_t rows, bool allow_skip) {
+    // online: the one-pass online softmax; stats: only m_ and l_ (the
+    // first of two passes); fp8_weights: with m_ and l_ final, acc_ += FP8(P
+    // * p_scale) V (P = exp(s - m) / l as the graph computes it).
+    enum class Pass { online, stats, fp8_weights };
+    void rows_pass(int64_t bi, int64_t i0, int64_t rows, bool allow_skip, Pass pass = Pass::online) {
       const Plan &pl = run_.plan;
       const int64_t d = p_.d, dv = p_.d_v;
       const float *q;
@@ -189,11 +247,14 @@ class Plan final : public ExecutionPlan {
         q = static_cast<const float *>(run_.q) + pl.q_.offsets[static_cast<size_t>(bi)] + i0 * pl.q_.rs;
         q_ld = rows == 1 ? d : pl.q_.rs;
       } else {
-        load_rows(pl.q_, run_.q, bi, i0, rows, d, qbuf_.data());
+        // The second FP8 pass runs on the rows the first one loaded.
+        if (pass != Pass::fp8_weights) load_rows(pl.q_, run_.q, bi, i0, rows, d, qbuf_.data());
         q = qbuf_.data(), q_ld = d;
       }
-      std::fill(m_.begin(), m_.begin() + rows, -std::numeric_limits<float>::infinity());
-      std::fill(l_.begin(), l_.begin() + rows, 0.0f);
+      if (pass != Pass::fp8_weights) {
+        std::fill(m_.begin(), m_.begin() + rows, -std::numeric_limits<float>::infinity());
+        std::fill(l_.begin(), l_.begin() + rows, 0.0f);
+      }
       std::fill(acc_.begin(), acc_.begin() + rows * dv, 0.0f);
       std::fill(skipped_.begin(), skipped_.begin() + rows, false);
       for (int64_t j0 = 0; j0 < p_.s_kv; j0 += kColBlock) {
@@ -209,12 +270,34 @@ class Plan final : public ExecutionPlan {
         const Plan &pl = run_.plan;
         for (size_t k = 0; k < p_.nodes.size(); ++k)
           eval_mask_[k] = (kept ? pl.pre_nodes_[k] : 1) && !(allow_skip && pl.trail_nodes_[k]);
-        if (!p_.nodes.empty()) score_.eval_nodes(bi, i0, rows, j0, n, eval_mask_);
         float *s = s_.data();
+        // The second FP8 pass reads the scores the first one kept (when
+        // the row block's s_q x s_kv fit in saved_), else recomputes them.
+        const bool saved = !saved_.empty();
+        if (pass == Pass::fp8_weights && saved) {
+          for (int64_t r = 0; r < rows; ++r) {
+            float *row = s + r * n;
+            std::copy(saved_.data() + r * p_.s_kv + j0, saved_.data() + r * p_.s_kv + j0 + n, row);
+            fp8_weights(r, row, n);
+          }
+          block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
+          continue;
+        }
+        if (!p_.nodes.empty()) score_.eval_nodes(bi, i0, rows, j0, n, eval_mask_);
         block_gemm(rows, n, d, q, q_ld, kt_ptr_ + j0, p_.s_kv, s, n, false);
+        if (pass == Pass::fp8_weights) {
+          for (int64_t r = 0; r < rows; ++r) {
+            float *row = s + r * n;
+            score_.apply_steps(r, n, row, kept);
+            fp8_weights(r, row, n);
+          }
+          block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
+          continue;
+        }
         for (int64_t r = 0; r < rows; ++r) {
           float *row = s + r * n;
           score_.apply_steps(r, n, row, kept);
+          if (pass == Pass::stats && saved) std::copy(row, row + n, saved_.data() + r * p_.s_kv + j0);
           softmax_update(r, row, n);
           if (run_.drop.on) {
             // Dropout of the weights after their sum (the graph drops P).
@@ -224,8 +307,31 @@ class Plan final : public ExecutionPlan {
             for (int64_t t = 0; t < n; ++t) row[t] = m[t] != 0.0f ? row[t] * sc : 0.0f;
           }
         }
-        block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
+        if (pass == Pass::online) block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
       }
+    }
+
+    // Row r's scores s (n of them) become FP8(P * p_scale) as float, P = e
+    // / l with e = exp(s - m): the graph's DIV, MUL and FP8 rounding; the
+    // amax of P is tracked (rows whose max is -inf give NaN and are left out).
+    void fp8_weights(int64_t r, float *s, int64_t n) {
+      const size_t ri = static_cast<size_t>(r);
+      const float m = m_[ri], l = l_[ri], sc = run_.p_scale;
+      if (m == -std::numeric_limits<float>::infinity()) {
+        std::fill(s, s + n, 0.0f);
+        return;
+      }
+      float amax = amax_s_;
+      for (int64_t t = 0; t < n; ++t) {
+        const float p = exp_flush(s[t] - m) / l;
+        amax = std::max(amax, p);
+        s[t] = p * sc;
+      }
+      amax_s_ = amax;
+      if (p_.p_type == CUDNN_DATA_FP8_E4M3)
+        for (int64_t t = 0; t < n; ++t) s[t] = round_to_e4m3(s[t]);
+      else
+        for (int64_t t = 0; t < n; ++t) s[t] = round_to_e5m2(s[t]);
     }
 
     void redo_row(int64_t bi, int64_t i0, int64_t r) {
@@ -272,20 +378,36 @@ class Plan final : public ExecutionPlan {
       m_[ri] = m_new;
     }
 
-    void write(int64_t bi, int64_t i0, int64_t rows) const {
+    void write(int64_t bi, int64_t i0, int64_t rows) {
       const Plan &pl = run_.plan;
       const int64_t dv = p_.d_v;
       const float nan = std::numeric_limits<float>::quiet_NaN();
+      const std::vector<float> &scales = run_.o_scales;
+      const bool amax_o = p_.amax_o != graph::kNoTensor;
       visit_fast_type(pl.o_.dtype, [&](auto s) {
         using S = decltype(s);
         auto *o = static_cast<typename S::type *>(run_.o) + pl.o_.offsets[static_cast<size_t>(bi)];
         for (int64_t r = 0; r < rows; ++r) {
           const size_t ri = static_cast<size_t>(r);
           const bool dead = m_[ri] == -std::numeric_limits<float>::infinity();
-          const float inv = dead ? nan : 1.0f / l_[ri];
+          // The two-pass accumulator holds P V already (P normalised).
+          const float inv = dead ? nan : run_.two_pass ? 1.0f : 1.0f / l_[ri];
           const float *a = acc_.data() + r * dv;
           auto *orow = o + (i0 + r) * pl.o_.rs;
-          for (int64_t c = 0; c < dv; ++c) orow[c * pl.o_.cs] = S::from_float(a[c] * inv);
+          if (scales.empty() && !amax_o) {
+            for (int64_t c = 0; c < dv; ++c) orow[c * pl.o_.cs] = S::from_float(a[c] * inv);
+            continue;
+          }
+          // O = (P V) * each scale in order; amax_O taps after o_amax_at.
+          for (int64_t c = 0; c < dv; ++c) {
+            float v = a[c] * inv;
+            for (size_t k = 0; k < scales.size(); ++k) {
+              if (amax_o && k == p_.o_amax_at && !dead) amax_o_ = std::max(amax_o_, std::fabs(v));
+              v *= scales[k];
+            }
+            if (amax_o && p_.o_amax_at == scales.size() && !dead) amax_o_ = std::max(amax_o_, std::fabs(v));
+            orow[c * pl.o_.cs] = S::from_float(v);
+          }
         }
       });
       if (run_.stats) {
@@ -306,6 +428,8 @@ class Plan final : public ExecutionPlan {
     std::vector<char> skipped_, eval_mask_;
     const float *kt_ptr_ = nullptr, *v_ptr_ = nullptr;
     int64_t v_ld_ = 0;
+    float amax_s_ = 0, amax_o_ = 0;  // this worker's share of the amax outputs
+    std::vector<float> saved_;        // the first FP8 pass's scores, rows x s_kv
   };
 
   SdpaPattern p_;
@@ -313,6 +437,7 @@ class Plan final : public ExecutionPlan {
   int64_t batches_ = 1;
   std::vector<int64_t> k_slot_, k_rep_, v_slot_, v_rep_;  // per score batch: staged matrix; per matrix: a batch
   bool v_direct_ = false;
+  PagedOperand k_paged_, v_paged_;  // when K / V come from paged caches
   std::vector<char> pre_nodes_, trail_nodes_;
 };
 

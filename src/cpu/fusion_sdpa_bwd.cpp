@@ -21,6 +21,12 @@
 // Dropout (the RNG op's mask M on P and dP, cudnn-frontend's form) draws the
 // RNG op's own Philox words per score element.
 //
+// FP8 (cudnn-frontend's sdpa_fp8_backward): Dot and dP are multiplied by
+// their descales, P for dV is rounded to FP8 after its scale, dS (after the
+// attention scale) gives amax_dP and is rounded to FP8 after scale_dP before
+// the dQ and dK products; dQ, dK, dV go through their descales (amax) and
+// output scales when written.
+//
 // Blocks whose every score the trailing mask selects reject (causal and
 // sliding-window fills of -inf / lowest float, after the stats SUB) add
 // exp(fill) = 0 to everything and are skipped.
@@ -31,6 +37,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <vector>
 
@@ -217,15 +224,24 @@ class Plan final : public ExecutionPlan {
         }
         int64_t s = t - batches_ * row_blocks;
         if (s < ndk) {
-          write_matrix(dk_, run.dk_out, dk_rep_[s], run.dk + s * p.s_kv * p.d, p.s_kv, p.d);
+          write_matrix(dk_, run.dk_out, dk_rep_[s], run.dk + s * p.s_kv * p.d, p.s_kv, p.d, &run, &run.dk_tail,
+                       &run.amax_dk);
         } else if ((s -= ndk) < ndv) {
-          write_matrix(dv_, run.dv_out, dv_rep_[s], run.dv + s * p.s_kv * p.d_v, p.s_kv, p.d_v);
+          write_matrix(dv_, run.dv_out, dv_rep_[s], run.dv + s * p.s_kv * p.d_v, p.s_kv, p.d_v, &run, &run.dv_tail,
+                       &run.amax_dv);
         } else {
           s -= ndv;
           write_matrix(db_, run.db_out, db_rep_[s], run.db + s * p.s_q * p.s_kv, p.s_q, p.s_kv);
         }
       }
     });
+    auto put = [&](graph::Uid u, float v) {
+      if (u != graph::kNoTensor) *static_cast<float *>(pack.get(u)) = v;
+    };
+    put(bp_.amax_dp, run.amax_dp);
+    put(bp_.dq_out.amax, run.amax_dq);
+    put(bp_.dk_out.amax, run.amax_dk);
+    put(bp_.dv_out.amax, run.amax_dv);
   }
 
  private:
@@ -234,7 +250,22 @@ class Plan final : public ExecutionPlan {
     const void *q, *k, *kn, *v, *d_o, *o, *d_ot, *qt;
     void *dq_out, *dq_accum_out, *dk_out, *dv_out, *db_out, *sum_out;
     SideInputs side;
-    float dot_scale = 1, ds_scale = 1, ds_drop_scale = 1;
+    std::vector<float> dot_scales, dp_scales;
+    float ds_scale = 1, ds_drop_scale = 1;
+    // FP8: the scales before the roundings of P (for dV) and dS, the
+    // output tails, and the amax outputs merged from the tasks.
+    float p8_scale = 1, ds8_scale = 1;
+    struct Tail {
+      std::vector<float> scales;
+      bool amax = false;
+      size_t at = 0;
+    } dq_tail, dk_tail, dv_tail;
+    mutable std::mutex amax_mu;
+    mutable float amax_dp = 0, amax_dq = 0, amax_dk = 0, amax_dv = 0;
+    void merge(float *into, float v) const {
+      std::lock_guard<std::mutex> lock(amax_mu);
+      *into = std::max(*into, v);
+    }
     DropoutDraw drop;
     bool allow_skip = true;
     bool dot_is_do = false, qt_is_q = false;  // the transposed uids alias the plain ones
@@ -251,7 +282,17 @@ class Plan final : public ExecutionPlan {
       db_out = bp.dbias != graph::kNoTensor ? pack.get(bp.dbias) : nullptr;
       sum_out = plan.write_sum_ ? pack.get(bp.softmax_sum) : nullptr;
       side = side_inputs(p, g, pack);
-      dot_scale = side_scalar(p, side, bp.dot_scale);
+      for (int n : bp.dot_scales) dot_scales.push_back(side_scalar(p, side, n));
+      for (int n : bp.dp_scales) dp_scales.push_back(side_scalar(p, side, n));
+      p8_scale = side_scalar(p, side, bp.p8_scale);
+      ds8_scale = side_scalar(p, side, bp.ds8_scale);
+      auto tail = [&](const SdpaScaledOut &o, Tail &t) {
+        for (int n : o.scales) t.scales.push_back(side_scalar(p, side, n));
+        t.amax = o.amax != graph::kNoTensor, t.at = o.amax_at;
+      };
+      tail(bp.dq_out, dq_tail);
+      tail(bp.dk_out, dk_tail);
+      tail(bp.dv_out, dv_tail);
       ds_scale = side_scalar(p, side, bp.ds_scale);
       ds_drop_scale = side_scalar(p, side, bp.ds_drop_scale);
       drop = dropout_draw(g, p, pack, side_scalar(p, side, p.dropout_scale));
@@ -282,7 +323,8 @@ class Plan final : public ExecutionPlan {
         float s = 0;
         for (; e < p.d_v; ++e) s += x[e] * y[e];
         for (float v : part) s += v;
-        const float dot = s * run.dot_scale;
+        float dot = s;
+        for (float c : run.dot_scales) dot *= c;
         run.dot[bi * p.s_q + i0 + r] = dot;
         if (run.sum_out)
           static_cast<float *>(run.sum_out)[sum_.offsets[static_cast<size_t>(bi)] + (i0 + r) * sum_.rs] = dot;
@@ -298,24 +340,54 @@ class Plan final : public ExecutionPlan {
       const float *part = run.dq + ((c * batches_ + bi) * p.s_q + i0) * d;
       for (int64_t t = 0; t < rows * d; ++t) acc[t] += part[t];
     }
+    float amax = 0;
     for (int64_t r = 0; r < rows; ++r) {
-      const float *row = acc + r * d;
+      float *row = acc + r * d;
+      apply_tail(run.dq_tail, row, d, &amax);
       if (run.dq_accum_out)
         store_row(dq_accum_.dtype, run.dq_accum_out,
                   dq_accum_.offsets[static_cast<size_t>(bi)] + (i0 + r) * dq_accum_.rs, dq_accum_.cs, row, d);
       store_row(dq_.dtype, run.dq_out, dq_.offsets[static_cast<size_t>(bi)] + (i0 + r) * dq_.rs, dq_.cs, row, d);
     }
+    if (run.dq_tail.amax) run.merge(&run.amax_dq, amax);
   }
 
-  // rows x cols float accumulator into the matrix of `m` read by batch rep.
-  static void write_matrix(const MatrixView &m, void *out, int64_t rep, const float *acc, int64_t rows, int64_t cols) {
-    for (int64_t r = 0; r < rows; ++r)
+  // FP8 outputs: row *= each scale in order; *amax tracks |row| after the
+  // first t.at of them.
+  static void apply_tail(const Run::Tail &t, float *row, int64_t n, float *amax) {
+    if (t.scales.empty() && !t.amax) return;
+    float a = *amax;
+    for (int64_t c = 0; c < n; ++c) {
+      float v = row[c];
+      for (size_t k = 0; k < t.scales.size(); ++k) {
+        if (t.amax && k == t.at) a = std::max(a, std::fabs(v));
+        v *= t.scales[k];
+      }
+      if (t.amax && t.at == t.scales.size()) a = std::max(a, std::fabs(v));
+      row[c] = v;
+    }
+    *amax = a;
+  }
+
+  // rows x cols float accumulator into the matrix of `m` read by batch rep
+  // (through the FP8 tail t when there is one: acc is scaled in place).
+  static void write_matrix(const MatrixView &m, void *out, int64_t rep, float *acc, int64_t rows, int64_t cols,
+                           const Run *run = nullptr, const Run::Tail *t = nullptr, float *amax_out = nullptr) {
+    float amax = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (t) apply_tail(*t, acc + r * cols, cols, &amax);
       store_row(m.dtype, out, m.offsets[static_cast<size_t>(rep)] + r * m.rs, m.cs, acc + r * cols, cols);
+    }
+    if (t && t->amax) run->merge(amax_out, amax);
   }
 
   class Worker {
    public:
-    explicit Worker(const Run &run) : run_(run), pl_(run.plan), p_(run.plan.bp_.s), score_(p_, run.side, kRows, kCols) {
+    ~Worker() {
+      if (pl_.bp_.amax_dp != graph::kNoTensor) run_.merge(&run_.amax_dp, amax_dp_);
+    }
+    explicit Worker(const Run &run)
+        : run_(run), pl_(run.plan), bp_(run.plan.bp_), p_(run.plan.bp_.s), score_(p_, run.side, kRows, kCols) {
       const size_t br = kRows, bc = kCols, d = static_cast<size_t>(p_.d), dv = static_cast<size_t>(p_.d_v);
       s_.resize(br * bc), dp_.resize(br * bc), t_.resize(br * bc), mask_.resize(br * bc);
       q_.resize(br * d), qt_.resize(br * d), do_.resize(br * dv), dot_.resize(br * dv);
@@ -379,6 +451,7 @@ class Plan final : public ExecutionPlan {
         } else {
           transpose(s, rows, n, t);
         }
+        if (bp_.p8_type != CUDNN_DATA_FLOAT) round_fp8(bp_.p8_type, run_.p8_scale, t, rows * n);
         block_gemm(n, dv, rows, t, rows, dot_rows, dv, dv_.data(), dv, true);
         // dS = P (dO V^T [M] - Dot) [dropout scale] [dBias] * scale.
         block_gemm(rows, n, dv, do_.data(), dv, vt, n, dp, n, false);
@@ -387,6 +460,8 @@ class Plan final : public ExecutionPlan {
           const float dr = dot[i0 + r];
           float *x = dp + r * n;
           const float *pr = s + r * n;
+          for (float sc : run_.dp_scales)
+            for (int64_t c = 0; c < n; ++c) x[c] *= sc;
           if (drop.on) {
             const float *mr = mk + r * n, ds_drop = run_.ds_drop_scale;
             for (int64_t c = 0; c < n; ++c) x[c] = ((x[c] * mr[c] - dr) * pr[c]) * ds_drop;
@@ -398,6 +473,9 @@ class Plan final : public ExecutionPlan {
             for (int64_t c = 0; c < n; ++c) y[c] += x[c];
           }
           for (int64_t c = 0; c < n; ++c) x[c] *= scale;
+          if (bp_.amax_dp != graph::kNoTensor)
+            for (int64_t c = 0; c < n; ++c) amax_dp_ = std::max(amax_dp_, std::fabs(x[c]));
+          if (bp_.ds8_type != CUDNN_DATA_FLOAT) round_fp8(bp_.ds8_type, run_.ds8_scale, x, n);
         }
         // dQ partial += dS K; dK += dS^T Q.
         block_gemm(rows, d, n, dp, n, kn_.data(), d, dq + i0 * d, d, true);
@@ -410,6 +488,14 @@ class Plan final : public ExecutionPlan {
       for (int64_t k = 0; k < n * dv; ++k) dvv[k] += dv_[static_cast<size_t>(k)];
     }
 
+    // x = FP8(x * scale) as float (the graph's MUL into an FP8 tensor).
+    static void round_fp8(cudnnDataType_t t, float scale, float *x, int64_t n) {
+      if (t == CUDNN_DATA_FP8_E4M3)
+        for (int64_t c = 0; c < n; ++c) x[c] = round_to_e4m3(x[c] * scale);
+      else
+        for (int64_t c = 0; c < n; ++c) x[c] = round_to_e5m2(x[c] * scale);
+    }
+
     static void transpose(const float *a, int64_t rows, int64_t cols, float *out) {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = a[r * cols + c];
@@ -418,6 +504,8 @@ class Plan final : public ExecutionPlan {
     using Block = ScoreBlock::State;
     const Run &run_;
     const Plan &pl_;
+    const SdpaBwdPattern &bp_;
+    float amax_dp_ = 0;  // this worker's share of amax_dP
     const SdpaPattern &p_;
     std::vector<float> kn_, dk_, dv_;
     UninitFloats s_, dp_, t_, mask_, q_, qt_, do_, dot_, kt_blk_, vt_blk_;

@@ -1,9 +1,10 @@
 // cpu.normalization: the fast CPU engine for a single graph::NormalizationOp
 // whose scale and bias have the statistics' shape (batch norm, spatial and
 // per-activation): forward inference, forward training, backward, with the
-// fused add / activation of the legacy Ex calls. Layer and instance norm,
-// whose scale broadcasts further than the statistics, are declined (the
-// reference engine runs them).
+// fused add / activation of the legacy Ex calls. Layer, RMS and instance
+// norm, whose scale broadcasts further than the statistics, are declined
+// (cpu.normalization.rows and cpu.normalization.instance run them); instance
+// norm with N = 1 has the statistics' shape and runs here.
 //
 // Geometry. x's dims (extent > 1) are sorted by x's strides, largest
 // outermost, and merged where every data tensor (x, y, z, dy, dx, dz, mask)

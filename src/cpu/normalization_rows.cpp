@@ -13,11 +13,17 @@
 //
 // p is the position inside the row in x's memory order; scale and bias are
 // gathered into that order once per execution, so the inner loops are
-// contiguous and vectorise. Rows are cut into fixed tiles of kTileRows (not
-// a function of the thread count); the parameter gradients are summed per
-// tile in double and the tiles combined in order, so results do not depend
-// on the thread count. Row statistics use two passes over the row (kept in
-// a per-thread float / double buffer), accumulated in double.
+// contiguous and vectorise. FLOAT rows are read in place (16-bit rows are
+// converted into a per-thread buffer); a FLOAT y with beta == 0 is written
+// straight from the apply loop, with streaming stores on large tensors, and
+// a FLOAT dx likewise. Row statistics: the mean, then the squared deviations
+// from it with the rounding correction (corrected two-pass, one sweep each,
+// the row in L1), in float lanes folded in double. Backward reads each row
+// of x and dy once for the sums and once (from L1) for dx.
+// Rows are cut into fixed tiles of kTileRows (not a function of the thread
+// count); the parameter gradients are summed per tile in the compute type,
+// kept per tile in double and the tiles combined in order, so results do not
+// depend on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -31,13 +37,23 @@
 #include "core/error.hpp"
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
-#include "cpu/convert_simd.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/normalization_row_io.hpp"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 namespace fdnn::cpu {
 namespace {
 
-constexpr int64_t kTileRows = 16;
+using normrow::lane_sum;
+using normrow::load_row;
+using normrow::row_view;
+using normrow::store_row;
+
+constexpr int64_t kTileRows = 32;
+constexpr int64_t kStreamBytes = 8 << 20;  // outputs at least this large bypass the caches
 
 // Where the rows are: per set its offset in x (and every data tensor, which
 // share x's strides); per set its offset in each statistics tensor; per
@@ -151,62 +167,34 @@ std::vector<int64_t> kept_strides(const graph::Graph &g, graph::Uid u) {
   return s;
 }
 
-// Row load / store in the compute type C.
-template <cudnnDataType_t DT, class C>
-void load_row(const void *base, int64_t off, int64_t n, C *out) {
-  using S = Storage<DT>;
-  const auto *p = static_cast<const typename S::type *>(base) + off;
+// f32 rows, beta == 0: y = (x - m) * is * s[i] + b[i] straight into y
+// (alpha folded into s and b), streamed past the caches when `stream` (no
+// read for ownership of y: a third less memory traffic on large tensors).
+void apply_row_f32(const float *x, float *y, int64_t n, float m, float is, const float *s, const float *b,
+                   bool stream) {
   int64_t i = 0;
-  if constexpr (std::is_same_v<C, float> && DT == CUDNN_DATA_HALF) i = simd::half_to_float(p, static_cast<int>(n), out);
-  if constexpr (std::is_same_v<C, float> && DT == CUDNN_DATA_BFLOAT16)
-    i = simd::bf16_to_float(p, static_cast<int>(n), out);
-  for (; i < n; ++i) {
-    if constexpr (std::is_same_v<C, double>)
-      out[i] = S::to_double(p[i]);
-    else
-      out[i] = S::to_float(p[i]);
-  }
-}
-
-// d = alpha * r + beta * d (beta == 0: d is not read).
-template <cudnnDataType_t DT, class C>
-void store_row(void *base, int64_t off, int64_t n, const C *r, C alpha, C beta) {
-  using S = Storage<DT>;
-  auto *d = static_cast<typename S::type *>(base) + off;
-  int64_t i = 0;
-  if constexpr (std::is_same_v<C, float> && (DT == CUDNN_DATA_HALF || DT == CUDNN_DATA_BFLOAT16)) {
-    constexpr bool bf = DT == CUDNN_DATA_BFLOAT16;
-    i = beta == 0 ? simd::store_16bit<bf, false>(d, r, static_cast<int>(n), alpha, beta)
-                  : simd::store_16bit<bf, true>(d, r, static_cast<int>(n), alpha, beta);
-  }
-  for (; i < n; ++i) {
-    C v = alpha * r[i];
-    if (beta != C(0)) {
-      if constexpr (std::is_same_v<C, double>)
-        v += beta * S::to_double(d[i]);
-      else
-        v += beta * S::to_float(d[i]);
+#if defined(__AVX2__) && defined(__FMA__)
+  if (stream && reinterpret_cast<uintptr_t>(y) % sizeof(float) == 0) {
+    const int64_t head = std::min<int64_t>(n, ((32 - (reinterpret_cast<uintptr_t>(y) & 31)) & 31) / sizeof(float));
+    for (; i < head; ++i) y[i] = (x[i] - m) * is * s[i] + b[i];
+    const __m256 vm = _mm256_set1_ps(m), vi = _mm256_set1_ps(is);
+    for (; i + 16 <= n; i += 16) {
+      const __m256 t0 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vi);
+      const __m256 t1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm), vi);
+      _mm256_stream_ps(y + i, _mm256_fmadd_ps(t0, _mm256_loadu_ps(s + i), _mm256_loadu_ps(b + i)));
+      _mm256_stream_ps(y + i + 8, _mm256_fmadd_ps(t1, _mm256_loadu_ps(s + i + 8), _mm256_loadu_ps(b + i + 8)));
     }
-    if constexpr (std::is_same_v<C, double>)
-      d[i] = S::from_double(v);
-    else
-      d[i] = S::from_float(v);
   }
+#else
+  (void)stream;
+#endif
+  for (; i < n; ++i) y[i] = (x[i] - m) * is * s[i] + b[i];
 }
 
-// Sum of term(i) over [0, n): kLanes independent accumulators in C (so the
-// loop vectorises without reassociating one sum), folded in double.
-constexpr int kLanes = 16;
-template <class C, class F>
-double lane_sum(int64_t n, F &&term) {
-  C acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) acc[l] += term(i + l);
-  double s = 0;
-  for (; i < n; ++i) s += static_cast<double>(term(i));
-  for (int l = 0; l < kLanes; ++l) s += static_cast<double>(acc[l]);
-  return s;
+void stream_fence() {
+#if defined(__AVX2__)
+  _mm_sfence();
+#endif
 }
 
 class Plan final : public ExecutionPlan {
@@ -272,11 +260,13 @@ class Plan final : public ExecutionPlan {
                           : 1.0 / std::sqrt(load_lane(st, stat[kVar], stat_at(kVar, k)) + eps);
         return;
       }
-      const double s = rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return xr[i]; }) / static_cast<double>(D);
+      const double s = rms ? 0.0 : normrow::row_sum(xr, D) / static_cast<double>(D);
       const C m = static_cast<C>(s);
-      // Corrected two-pass: squares and sum of the deviations from the rounded mean.
-      const double q = lane_sum<C>(D, [&](int64_t i) { return (xr[i] - m) * (xr[i] - m); });
-      const double c = rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return xr[i] - m; });
+      // Corrected two-pass: squares and sum of the deviations from the
+      // rounded mean (the row is in L1).
+      double q, c;
+      normrow::row_deviations(xr, D, m, q, c);
+      if (rms) c = 0;
       // RMS: the mean square itself (no centring correction).
       const double var = (rms ? q : q - c * c / static_cast<double>(D)) / static_cast<double>(D);
       mu = rms ? 0.0 : static_cast<double>(m) + c / static_cast<double>(D);
@@ -291,7 +281,7 @@ class Plan final : public ExecutionPlan {
         store_lane(st, stat[kRvOut], stat_at(kRvOut, k),
                    (1 - f) * load_lane(st, stat[kRvIn], stat_at(kRvIn, k)) + f * var * unbias_factor(D));
     };
-    // Rows: per thread a chunk of tiles.
+    // Rows: per thread a chunk of tiles; per thread three row buffers.
     const auto for_tiles = [&](auto &&body) {
       const auto work = [&](int64_t lo, int64_t hi) {
         std::vector<C> a(static_cast<size_t>(D)), b(static_cast<size_t>(D)), c(static_cast<size_t>(D));
@@ -302,27 +292,42 @@ class Plan final : public ExecutionPlan {
       else
         work(0, tiles);
     };
+    const int64_t out_bytes = R * D * static_cast<int64_t>(type_info(DT).bits / 8);
 
     if (!op.backward) {
       void *y = ptr(pack, op.y);
       const C alpha = static_cast<C>(op.blend.alpha), beta = static_cast<C>(op.blend.beta);
       const bool compute = training;
-      for_tiles([&](int64_t t, C *xr, C *yr, C *) {
+      // FLOAT rows with beta == 0: straight into y, alpha folded into scale and bias.
+      constexpr bool kF32 = DT == CUDNN_DATA_FLOAT;
+      const bool direct = kF32 && beta == C(0);
+      if (direct)
+        for (int64_t i = 0; i < D; ++i) sc[i] *= alpha, bi[i] *= alpha;
+      const bool stream = direct && out_bytes >= kStreamBytes;
+      for_tiles([&](int64_t t, C *xb, C *yr, C *) {
         for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
           const int64_t off = set_offset(G_, G_.kept_x, k);
-          load_row<DT>(x, off, D, xr);
+          const C *xr = row_view<DT>(x, off, D, xb);
           double mu, istd;
           row_stats(k, xr, compute, mu, istd);
           const C m = static_cast<C>(mu), is = static_cast<C>(istd);
           const C *s = sc.data(), *bb = bi.data();
+          if constexpr (kF32) {
+            if (direct) {
+              apply_row_f32(xr, static_cast<float *>(y) + off, D, m, is, s, bb, stream);
+              continue;
+            }
+          }
           for (int64_t i = 0; i < D; ++i) yr[i] = (xr[i] - m) * is * s[i] + bb[i];
           store_row<DT>(y, off, D, yr, alpha, beta);
         }
+        if (stream) stream_fence();
       });
       return;
     }
 
-    // Backward.
+    // Backward. Per tile, the parameter gradients' partial sums in C over
+    // the tile's rows (in the thread's buffer), then kept in double.
     void *dy = ptr(pack, op.dy), *dx = ptr(pack, op.dx);
     void *dscale = ptr(pack, op.dscale), *dbias = ptr(pack, op.dbias);
     const bool params = dscale != nullptr || dbias != nullptr;
@@ -330,29 +335,100 @@ class Plan final : public ExecutionPlan {
     const C alpha = static_cast<C>(op.blend.alpha), beta = static_cast<C>(op.blend.beta);
     const bool compute = op.inv_variance == graph::kNoTensor;
     const C invD = static_cast<C>(1.0 / static_cast<double>(D));
-    for_tiles([&](int64_t t, C *xr, C *gr, C *hr) {
-      double *pg = params ? part.data() + t * 2 * D : nullptr;  // sum dy*xhat, then sum dy
+    const auto tile = [&](int64_t t, C *xb, C *gb, C *hr, C *acc, auto params_c) {
+      constexpr bool kParams = decltype(params_c)::value;
+      if constexpr (kParams) std::fill(acc, acc + 2 * D, C(0));
       for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
         const int64_t off = set_offset(G_, G_.kept_x, k);
-        load_row<DT>(x, off, D, xr);
-        load_row<DT>(dy, off, D, gr);
+        const C *xr = row_view<DT>(x, off, D, xb);
+        const C *gr = row_view<DT>(dy, off, D, gb);
         double mu, istd;
         row_stats(k, xr, compute, mu, istd);
         const C m = static_cast<C>(mu), is = static_cast<C>(istd);
         const C *s = sc.data();
-        for (int64_t i = 0; i < D; ++i) xr[i] = (xr[i] - m) * is;  // xhat
-        const C sh = static_cast<C>(rms ? 0.0 : lane_sum<C>(D, [&](int64_t i) { return s[i] * gr[i]; }));
-        const C shx = static_cast<C>(lane_sum<C>(D, [&](int64_t i) { return s[i] * gr[i] * xr[i]; }));
-        if (pg)
-          for (int64_t i = 0; i < D; ++i) {
-            pg[i] += static_cast<double>(gr[i] * xr[i]);
-            pg[D + i] += static_cast<double>(gr[i]);
+        // One sweep: sum(h), sum(h (x - m)) with h = s dy, and the partials
+        // of dscale (dy xhat) and dbias (dy).
+        C a1[normrow::kLanes] = {}, a2[normrow::kLanes] = {};
+        int64_t i = 0;
+        double sh = 0, shd = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (std::is_same_v<C, float>) {
+          const __m256 vm = _mm256_set1_ps(m), vi = _mm256_set1_ps(is);
+          __m256 v1 = _mm256_setzero_ps(), v2 = v1;
+          for (; i + 8 <= D; i += 8) {
+            if (i % 16 == 0) {
+              _mm_prefetch(reinterpret_cast<const char *>(gr + i) + normrow::kPrefetchBytes, _MM_HINT_T0);
+              if (compute == false)  // with computed statistics x is in cache already
+                _mm_prefetch(reinterpret_cast<const char *>(xr + i) + normrow::kPrefetchBytes, _MM_HINT_T0);
+            }
+            const __m256 g = _mm256_loadu_ps(gr + i), d = _mm256_sub_ps(_mm256_loadu_ps(xr + i), vm);
+            const __m256 h = _mm256_mul_ps(_mm256_loadu_ps(s + i), g);
+            v1 = _mm256_add_ps(v1, h);
+            v2 = _mm256_fmadd_ps(h, d, v2);
+            if constexpr (kParams) {
+              _mm256_storeu_ps(acc + i, _mm256_fmadd_ps(_mm256_mul_ps(g, d), vi, _mm256_loadu_ps(acc + i)));
+              _mm256_storeu_ps(acc + D + i, _mm256_add_ps(g, _mm256_loadu_ps(acc + D + i)));
+            }
           }
-        const C mh = rms ? C(0) : sh * invD, mhx = shx * invD;
-        for (int64_t i = 0; i < D; ++i) hr[i] = is * (s[i] * gr[i] - mh - xr[i] * mhx);
+          sh = normrow::hsum_double(v1);
+          shd = normrow::hsum_double(v2);
+        }
+#endif
+        for (; i + normrow::kLanes <= D; i += normrow::kLanes)
+          for (int l = 0; l < normrow::kLanes; ++l) {
+            const C g = gr[i + l], d = xr[i + l] - m, h = s[i + l] * g;
+            a1[l] += h;
+            a2[l] += h * d;
+            if constexpr (kParams) {
+              acc[i + l] += g * d * is;
+              acc[D + i + l] += g;
+            }
+          }
+        for (; i < D; ++i) {
+          const C g = gr[i], d = xr[i] - m, h = s[i] * g;
+          sh += static_cast<double>(h);
+          shd += static_cast<double>(h * d);
+          if constexpr (kParams) {
+            acc[i] += g * d * is;
+            acc[D + i] += g;
+          }
+        }
+        for (int l = 0; l < normrow::kLanes; ++l) sh += static_cast<double>(a1[l]), shd += static_cast<double>(a2[l]);
+        // dx = is * (h - mean(h) - xhat * mean(h xhat)) = is h + c0 + (x - m) c1.
+        const C mh = rms ? C(0) : static_cast<C>(sh) * invD, mhx = static_cast<C>(shd * istd) * invD;
+        const C c0 = -is * mh, c1 = -is * is * mhx;
+        if constexpr (DT == CUDNN_DATA_FLOAT) {
+          if (beta == C(0)) {
+            float *o = static_cast<float *>(dx) + off;
+            const C ia = is * alpha, c0a = c0 * alpha, c1a = c1 * alpha;
+            for (int64_t j = 0; j < D; ++j) o[j] = ia * (s[j] * gr[j]) + c0a + (xr[j] - m) * c1a;
+            continue;
+          }
+        }
+        for (int64_t j = 0; j < D; ++j) hr[j] = is * (s[j] * gr[j]) + c0 + (xr[j] - m) * c1;
         store_row<DT>(dx, off, D, hr, alpha, beta);
       }
-    });
+      if constexpr (kParams) {
+        double *pg = part.data() + t * 2 * D;  // sum dy*xhat, then sum dy
+        for (int64_t j = 0; j < 2 * D; ++j) pg[j] = static_cast<double>(acc[j]);
+      }
+    };
+    {
+      const auto work = [&](int64_t lo, int64_t hi) {
+        std::vector<C> a(static_cast<size_t>(D)), b(static_cast<size_t>(D)), c(static_cast<size_t>(D));
+        std::vector<C> acc(params ? static_cast<size_t>(2 * D) : 0);
+        for (int64_t t = lo; t < hi; ++t) {
+          if (params)
+            tile(t, a.data(), b.data(), c.data(), acc.data(), std::true_type{});
+          else
+            tile(t, a.data(), b.data(), c.data(), acc.data(), std::false_type{});
+        }
+      };
+      if (ctx.pool != nullptr && R * D >= 16384)
+        ctx.pool->parallel_for(tiles, work);
+      else
+        work(0, tiles);
+    }
     if (!params) return;
     const double pa = op.param_blend.alpha, pb = op.param_blend.beta;
     const auto combine = [&](int64_t lo, int64_t hi) {

@@ -5,14 +5,17 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/numeric.hpp"
+#include "core/paged_cache_support.hpp"
 #include "core/rng_math.hpp"
 #include "core/rng_support.hpp"
 #include "core/sdpa_pattern.hpp"
@@ -150,6 +153,30 @@ inline std::vector<int64_t> batch_offsets(const graph::Tensor &t, const std::vec
   return out;
 }
 
+// FP8 codes decoded through a table (num's decoders go through ldexp, too
+// slow for the attention engines, which read Q, K, V, dO blocks repeatedly).
+inline const float *fp8_decode_table(cudnnDataType_t t) {
+  static const std::array<float, 256> e4m3 = [] {
+    std::array<float, 256> a{};
+    for (unsigned i = 0; i < 256; ++i) a[i] = num::e4m3_to_float(static_cast<uint8_t>(i));
+    return a;
+  }();
+  static const std::array<float, 256> e5m2 = [] {
+    std::array<float, 256> a{};
+    for (unsigned i = 0; i < 256; ++i) a[i] = num::e5m2_to_float(static_cast<uint8_t>(i));
+    return a;
+  }();
+  return t == CUDNN_DATA_FP8_E4M3 ? e4m3.data() : e5m2.data();
+}
+
+// S::to_float, FP8 through the table.
+template <class S>
+inline float to_float_fast(typename S::type v) {
+  if constexpr (std::is_same_v<S, Storage<CUDNN_DATA_FP8_E4M3>>) return fp8_decode_table(CUDNN_DATA_FP8_E4M3)[v];
+  else if constexpr (std::is_same_v<S, Storage<CUDNN_DATA_FP8_E5M2>>) return fp8_decode_table(CUDNN_DATA_FP8_E5M2)[v];
+  else return S::to_float(v);
+}
+
 // A matrix of a tensor: per-batch offsets, row and column strides.
 struct MatrixView {
   cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
@@ -178,19 +205,108 @@ inline void load_rows(const MatrixView &m, const void *base, int64_t bi, int64_t
       const Elem *row = p + (r0 + r) * m.rs;
       float *o = out + r * cols;
       if (m.cs == 1)
-        for (int64_t c = 0; c < cols; ++c) o[c] = S::to_float(row[c]);
+        for (int64_t c = 0; c < cols; ++c) o[c] = to_float_fast<S>(row[c]);
       else
-        for (int64_t c = 0; c < cols; ++c) o[c] = S::to_float(row[c * m.cs]);
+        for (int64_t c = 0; c < cols; ++c) o[c] = to_float_fast<S>(row[c * m.cs]);
     }
   });
   if (!ok) fail(CUDNN_STATUS_INTERNAL_ERROR, "cpu.fusion.sdpa: unexpected data type");
 }
+
+// x rounded to an FP8 format (M mantissa bits, smallest normal exponent
+// EMIN, largest finite value max_finite) and read back as float: round to
+// nearest even, saturating to +-max_finite (infinities too), NaN kept, as
+// num::float_to_e4m3 / float_to_e5m2 store it. Branch-free so that row
+// loops vectorise: the normal range rounds the float's bits, the subnormal
+// range to multiples of 2^(EMIN - M).
+template <int M, int EMIN>
+inline float round_to_fp8(float x, float max_finite) {
+  const float a = std::fabs(x);
+  uint32_t b;
+  std::memcpy(&b, &a, sizeof b);
+  constexpr uint32_t shift = 23 - M;
+  b += ((1u << (shift - 1)) - 1u) + ((b >> shift) & 1u);
+  b &= ~((1u << shift) - 1u);
+  float normal;
+  std::memcpy(&normal, &b, sizeof normal);
+  const float sub_step = std::ldexp(1.0f, EMIN - M), sub_inv = std::ldexp(1.0f, M - EMIN);
+  const float subnormal = std::nearbyint(a * sub_inv) * sub_step;
+  float r = a < std::ldexp(1.0f, EMIN) ? subnormal : normal;
+  r = a >= max_finite || r > max_finite ? max_finite : r;
+  r = a != a ? a : r;
+  return std::copysign(r, x);
+}
+inline float round_to_e4m3(float x) { return round_to_fp8<3, -6>(x, 448.0f); }
+inline float round_to_e5m2(float x) { return round_to_fp8<2, -14>(x, 57344.0f); }
+
+// A K or V operand gathered from a paged cache (SdpaPattern::k_paged /
+// v_paged, semantics in graph/op_paged_cache_load.hpp) straight into the
+// engine's float staging: no K / V tensor of the graph's type is formed.
+struct PagedOperand {
+  PagedGeometry geo;
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+  graph::Uid container = graph::kNoTensor, table = graph::kNoTensor, seq = graph::kNoTensor;
+  bool seq64 = false;
+  int64_t score_heads = 1;  // the scores' head extent (dim 1): query head h reads cache head h / (H / heads)
+  int64_t score_batch = 1;  // the scores' batch extent (dim 0)
+
+  PagedOperand() = default;
+  PagedOperand(const graph::Graph &g, size_t op_index, const std::vector<int64_t> &batch_dims) {
+    const auto &op = std::get<graph::PagedCacheLoadOp>(g.ops()[op_index]);
+    const graph::Tensor &c = g.tensor(op.container), &y = g.tensor(op.y), &sq = g.tensor(op.seq_len),
+                        &t = g.tensor(op.page_table);
+    geo = paged_geometry(c, y, sq, t);
+    dtype = c.dtype;
+    container = op.container, table = op.page_table, seq = op.seq_len;
+    seq64 = sq.dtype == CUDNN_DATA_INT64;
+    score_batch = batch_dims[0], score_heads = batch_dims[1];
+  }
+
+  // The cache matrix (sequence, head) that score batch bi reads.
+  int64_t matrix_of(int64_t bi) const {
+    const int64_t b = (bi / score_heads) / (score_batch / geo.batch);
+    const int64_t h = (bi % score_heads) / (score_heads / geo.heads);
+    return b * geo.heads + h;
+  }
+
+  // Rows (sequence positions) [0, geo.seq) of the K or V matrix of score
+  // batch bi as float: element (j, e) at out[j * rs + e * cs] (K^T staging:
+  // rs = 1, cs = s_kv; V: rs = d_v, cs = 1). Positions past the sequence's
+  // end or with a page index outside the container are zeros.
+  void gather(const VariantPack &pack, int64_t bi, float *out, int64_t rs, int64_t cs) const {
+    const int64_t m = matrix_of(bi), b = m / geo.heads, h = m % geo.heads;
+    const auto *sd = pack.get(seq);
+    const int64_t valid = seq64 ? static_cast<const int64_t *>(sd)[b * geo.seq_stride]
+                                : static_cast<const int32_t *>(sd)[b * geo.seq_stride];
+    const auto *td = static_cast<const int32_t *>(pack.get(table));
+    const bool ok = visit_fast_type(dtype, [&](auto st) {
+      using S = decltype(st);
+      const auto *cd = static_cast<const typename S::type *>(pack.get(container));
+      for (int64_t j = 0; j < geo.seq; ++j) {
+        float *o = out + j * rs;
+        const int64_t page = j < valid ? td[b * geo.table_batch_stride + (j / geo.block_size) * geo.table_page_stride]
+                                       : -1;
+        if (page < 0 || page >= geo.num_blocks) {
+          for (int64_t e = 0; e < geo.head_dim; ++e) o[e * cs] = 0.0f;
+          continue;
+        }
+        const auto *row =
+            cd + page * geo.c_strides[0] + h * geo.c_strides[1] + (j % geo.block_size) * geo.c_strides[2];
+        for (int64_t e = 0; e < geo.head_dim; ++e) o[e * cs] = to_float_fast<S>(row[e * geo.c_strides[3]]);
+      }
+    });
+    if (!ok) fail(CUDNN_STATUS_INTERNAL_ERROR, "cpu.fusion.sdpa: unexpected paged cache data type");
+  }
+};
 
 // The by-value and tensor inputs of side expressions at execution time.
 struct SideInputs {
   std::vector<float> constant;              // per node (constant kind)
   std::vector<const void *> data;           // per node (tensor kind)
   std::vector<MatrixView> views;            // per node (tensor kind)
+  // Per node: a tensor of one element (an FP8 descale, a scale tensor),
+  // read once into `constant` and filled like a constant.
+  std::vector<char> scalar;
 };
 
 inline float round_to_node(const SdpaSideNode &n, float v) {

@@ -49,6 +49,7 @@ inline SideInputs side_inputs(const SdpaPattern &p, const graph::Graph &g, const
   side.constant.assign(p.nodes.size(), 0.0f);
   side.data.assign(p.nodes.size(), nullptr);
   side.views.resize(p.nodes.size());
+  side.scalar.assign(p.nodes.size(), 0);
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const SdpaSideNode &n = p.nodes[i];
     if (n.kind == SdpaSideNode::Kind::constant && n.uid != graph::kNoTensor)
@@ -56,6 +57,12 @@ inline SideInputs side_inputs(const SdpaPattern &p, const graph::Graph &g, const
     if (n.kind == SdpaSideNode::Kind::tensor) {
       side.data[i] = pack.get(n.uid);
       side.views[i] = view(g.tensor(n.uid), p.batch_dims, false);
+      int64_t elements = 1;
+      for (int64_t d : g.tensor(n.uid).dims) elements *= d;
+      if (elements == 1) {
+        side.scalar[i] = 1;
+        side.constant[i] = round_to_node(n, static_cast<float>(load_lane(n.dtype, side.data[i], 0)));
+      }
     }
   }
   return side;
@@ -144,6 +151,10 @@ class ScoreBlock {
           break;
         case SdpaSideNode::Kind::constant: std::fill(out, out + count, side_.constant[k]); break;
         case SdpaSideNode::Kind::tensor:
+          if (side_.scalar[k]) {
+            std::fill(out, out + count, side_.constant[k]);
+            break;
+          }
           for (int64_t r = 0; r < rows; ++r) load_side(k, bi, i0 + r, j0, n, out + r * n);
           break;
         case SdpaSideNode::Kind::unary:

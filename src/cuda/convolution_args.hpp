@@ -38,6 +38,7 @@ struct ConvArgs {
   // dimension is the contiguous one in memory, else along r.
   int a_mfast = 1, b_cfast = 1;
   int split = 1, chunk = 0;     // split of the reduction (partials in scratch)
+  int vec_out = 0;              // tensor-core epilogue: 16-byte runs of 8 outputs (see wmma_vec_out)
   double alpha = 1, beta = 0;
   const void *A = nullptr, *B = nullptr;
   void *dst = nullptr;           // the output (y, dx or dw)
@@ -72,6 +73,6 @@ void launch_conv_direct(const ConvArgs &a, ConvTypes t, void *stream);
 void launch_conv_im2col(const ConvArgs &fwd, ConvTypes t, void *cols, void *stream);
 // Blocks of the tiled kernels (for the split decision).
 void conv_fma_tile(ConvTypes t, int M, int Ncol, int *bm, int *bn, int *bk);
-void conv_wmma_tile(int M, int Ncol, int *bm, int *bn, int *bk);
+void conv_wmma_tile(int M, int Ncol, int R, int *bm, int *bn, int *bk);
 
 }  // namespace fdnn::cuda

@@ -12,6 +12,12 @@
 //                            without); no workspace (the table and a split
 //                            reduction's partials live in the handle's
 //                            scratch).
+//                            Few channels per group: the data gradient
+//                            with Cg <= 4 runs a per-input-pixel kernel,
+//                            and HALF / BFLOAT16 forward and filter
+//                            gradient with G == 1, Cg < 8 run the tensor
+//                            cores on copies of x and w padded to 8
+//                            channels (convolution_narrow.cu).
 //   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
 //                            then the tiled GEMM on the lowered matrix.
 //   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:
@@ -26,6 +32,7 @@
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "cuda/convolution_args.hpp"
+#include "cuda/convolution_narrow.hpp"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
@@ -104,6 +111,13 @@ struct Setup {
   size_t scratch = 0;           // reduction table, then split partials
   size_t table = 0;             // bytes of the reduction table (at the scratch's start)
   size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
+  bool narrow = false;          // the few-channel data-gradient kernel
+  // Tensor cores on 8-channel copies (Cg < 8): args8 describes the padded
+  // problem; its partials, x8 and w8 (forward) or dw8 (filter gradient)
+  // follow the table in the scratch.
+  bool pad8 = false;
+  ConvArgs args8;
+  size_t pad_partials = 0, pad_x8 = 0, pad_w8 = 0;
 };
 
 ConvArgs base_args(const ConvGeometry &geo) {
@@ -193,13 +207,28 @@ bool wmma_layout(const ConvArgs &a) {
   }
 }
 
+// Whether 8 consecutive output columns of the tensor-core kernel are 8
+// contiguous elements at a multiple of 8 (16-bit outputs; the pointer's
+// alignment is checked at execution).
+bool wmma_vec_out(const ConvArgs &a, ConvTypes t) {
+  if (t != ConvTypes::f16 && t != ConvTypes::bf16) return false;
+  switch (a.dir) {
+    case kConvFwd: return a.ys[1] == 1 && a.Kg % 8 == 0 && rest_multiple_of_8(a.ys);
+    case kConvBwdData: return a.xs[1] == 1 && a.Cg % 8 == 0 && rest_multiple_of_8(a.xs);
+    case kConvBwdFilter: return a.ws[1] == 1 && a.Cg % 8 == 0 && rest_multiple_of_8(a.ws);
+    default: return false;
+  }
+}
+
 // Splits the reduction when the tiles alone leave the GPU idle.
 void choose_split(ConvArgs &a, int bm, int bn, int bk, size_t acc) {
   const int64_t tiles = int64_t{(a.M + bm - 1) / bm} * ((a.Ncol + bn - 1) / bn) * a.G;
   const int64_t target = 2 * int64_t{sm_count()};
   const int64_t nk = (a.R + bk - 1) / bk;
   int64_t split = 1;
-  if (tiles < target && nk >= 8) split = std::min<int64_t>({(target + tiles - 1) / tiles, nk / 4, 64});
+  // Up to 512 parts: a small output (a 1x1 filter gradient is one 64 x 64
+  // tile) over a long reduction would otherwise leave most of the GPU idle.
+  if (tiles < target && nk >= 8) split = std::min<int64_t>({(target + tiles - 1) / tiles, nk / 4, 512});
   // Chunks are whole multiples of 32 (every kernel's depth divides it).
   int64_t chunk = (a.R + split - 1) / split;
   chunk = (chunk + 31) / 32 * 32;
@@ -213,6 +242,47 @@ void choose_split(ConvArgs &a, int bm, int bn, int bk, size_t acc) {
   }
   a.split = static_cast<int>(std::max<int64_t>(split, 1));
   a.chunk = a.split > 1 ? static_cast<int>(chunk) : a.R;
+}
+
+size_t round256(size_t b) { return (b + 255) / 256 * 256; }
+
+// Packed channels-innermost strides of dims [N, C, spatial...].
+void pack_channels_last(graph::Tensor &t) {
+  const int rank = t.rank();
+  int64_t s = t.dims[1];
+  t.strides[1] = 1;
+  for (int d = rank - 1; d >= 2; --d) {
+    t.strides[d] = s;
+    s *= t.dims[d];
+  }
+  t.strides[0] = s;
+}
+
+// Forward or filter gradient, HALF / BFLOAT16, one group of fewer than 8
+// channels: the tensor-core kernel on x and w padded to 8 channels. Fills
+// s.args8 and the scratch layout; false when the padded problem does not fit
+// the kernel's layout (the filter gradient's dy must be channels-innermost).
+bool setup_pad8(const ConvGeometry &geo, Setup &s) {
+  if (geo.G != 1 || geo.Cg >= 8 || geo.direction == ConvDirection::backward_data) return false;
+  ConvGeometry g8 = geo;
+  g8.C = g8.Cg = 8;
+  g8.x.dims[1] = 8;
+  g8.w.dims[1] = 8;
+  pack_channels_last(g8.x);
+  pack_channels_last(g8.w);
+  ConvArgs a = base_args(g8);
+  if (!wmma_layout(a)) return false;
+  int bm, bn, bk;
+  conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
+  choose_split(a, bm, bn, bk, 4);
+  // The filter gradient goes to a float dw8 (one rounding, in the blend).
+  const bool fwd = geo.direction == ConvDirection::forward;
+  a.vec_out = fwd && wmma_vec_out(a, s.types) ? 1 : 0;
+  s.args8 = a;
+  s.pad_partials = a.split > 1 ? round256(static_cast<size_t>(a.split) * a.M * a.Ncol * 4) : 0;
+  s.pad_x8 = round256(static_cast<size_t>(a.N) * a.I * 8 * 2);
+  s.pad_w8 = round256(static_cast<size_t>(a.Kg) * a.T * 8 * (fwd ? 2 : 4));
+  return true;
 }
 
 Setup make_setup(Family f, const graph::Graph &g) {
@@ -229,10 +299,15 @@ Setup make_setup(Family f, const graph::Graph &g) {
     a.a_mfast = 0;
   }
   if (f == Family::direct) return s;
+  if (f == Family::implicit_gemm && conv_bwd_data_narrow_applies(a, s.types)) {
+    s.narrow = true;
+    return s;
+  }
   const bool half_like = s.types != ConvTypes::f32 && s.types != ConvTypes::f64;
   s.wmma = f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && wmma_layout(a);
   int bm, bn, bk;
-  if (s.wmma) conv_wmma_tile(a.M, a.Ncol, &bm, &bn, &bk);
+  if (s.wmma) a.vec_out = wmma_vec_out(a, s.types) ? 1 : 0;
+  if (s.wmma) conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
   else conv_fma_tile(s.types, a.M, a.Ncol, &bm, &bn, &bk);
   choose_split(a, bm, bn, bk, acc_bytes(s.types));
   // The FMA kernel of the implicit GEMM gathers through a reduction table,
@@ -244,6 +319,11 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.table = (static_cast<size_t>(a.R) * 16 + 255) / 256 * 256;
   s.scratch = s.table;
   if (a.split > 1) s.scratch += static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * acc_bytes(s.types);
+  if (f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && !s.wmma && setup_pad8(geo, s)) {
+    s.pad8 = true;
+    s.table = round256(s.table);
+    s.scratch = std::max(s.scratch, s.table + s.pad_partials + s.pad_x8 + s.pad_w8);
+  }
   return s;
 }
 
@@ -268,6 +348,14 @@ class Plan final : public ExecutionPlan {
     if (s_.scratch > 0 && (pack.scratch == nullptr || pack.scratch_size < s_.scratch))
       fail(CUDNN_STATUS_INTERNAL_ERROR, "the plan's scratch memory is missing");
     if (a.split > 1) a.partial = static_cast<char *>(pack.scratch) + s_.table;
+    if (s_.narrow) {
+      launch_conv_bwd_data_narrow(a, s_.types, ctx.stream);
+      return;
+    }
+    if (s_.pad8 && aligned_to(a.A, 16)) {
+      run_pad8(a, pack, ctx.stream);
+      return;
+    }
     switch (family_) {
       case Family::direct: launch_conv_direct(a, s_.types, ctx.stream); return;
       case Family::gemm: {
@@ -282,6 +370,7 @@ class Plan final : public ExecutionPlan {
       }
       case Family::implicit_gemm:
         if (s_.wmma && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
+          if (!aligned_to(a.dst, 16)) a.vec_out = 0;
           launch_conv_wmma(a, s_.types, ctx.stream);
         } else {
           if (s_.table > 0) a.table = pack.scratch;
@@ -293,6 +382,32 @@ class Plan final : public ExecutionPlan {
   }
 
  private:
+  // The padded tensor-core path: x (and w) to 8 channels, the kernel, then
+  // (filter gradient) the padded dw blended into dw.
+  void run_pad8(const ConvArgs &a, const VariantPack &pack, void *stream) const {
+    char *base = static_cast<char *>(pack.scratch) + s_.table;
+    void *x8 = base + s_.pad_partials, *w8 = base + s_.pad_partials + s_.pad_x8;
+    const bool fwd = a.dir == kConvFwd;
+    launch_conv_pad_channels(a, true, x8, fwd ? w8 : nullptr, stream);
+    ConvArgs p = s_.args8;
+    p.partial = p.split > 1 ? base : nullptr;
+    if (fwd) {
+      p.A = x8, p.B = w8, p.dst = a.dst, p.alpha = a.alpha, p.beta = a.beta;
+      if (!aligned_to(p.dst, 16)) p.vec_out = 0;
+    } else {
+      p.A = a.A, p.B = x8, p.dst = w8, p.alpha = 1, p.beta = 0;
+    }
+    if (fwd) {
+      launch_conv_wmma(p, s_.types, stream);
+      if (p.split > 1) launch_conv_finalize(p, s_.types, stream);
+      return;
+    }
+    const bool f16 = s_.types == ConvTypes::f16;
+    launch_conv_wmma(p, f16 ? ConvTypes::f16_to_f32 : ConvTypes::bf16_to_f32, stream);
+    if (p.split > 1) launch_conv_finalize(p, ConvTypes::f32, stream);  // float partials -> float dw8
+    launch_conv_unpad_dw(a, s_.types, w8, stream);
+  }
+
   Family family_;
   Setup s_;
 };

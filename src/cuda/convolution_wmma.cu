@@ -7,12 +7,16 @@
 //   backward filter  A = dy  runs along m (k)     B = x  runs along col (c)
 // A block computes a 128 x 128 tile with 8 warps (each 64 x 32: 4 x 2 WMMA
 // 16x16x16 fragments), or 128 x 64 / 64 x 128 (32 x 32 per warp) when the
-// columns / rows are at most 64; the operands go global -> shared with cp.async
-// (zero-filled for padding and stride gaps) through a 3-stage pipeline, 32
-// deep in the reduction per stage. The epilogue stages the tile in shared
+// columns / rows are at most 64 (128 x 256, 256 x 128 and 256 x 64 tiles with
+// 64 x 64 warps and 4 stages measured slower on the H100's batch-256 ResNet-50
+// layers: one block per multiprocessor); the operands go global -> shared
+// with cp.async (zero-filled for padding and stride gaps) through a 3-stage
+// pipeline, 32 deep in the reduction per stage. The epilogue stages the tile in shared
 // memory and writes it with the output's own offsets (channels along the
-// warp), blending alpha and beta; a split reduction writes float partials
-// that the FMA file's finalize kernel sums in a fixed order.
+// warp; 16-byte runs of 8 channels when the output is channels-innermost,
+// ConvArgs::vec_out), blending alpha and beta; a split reduction writes float
+// partials (float4 rows) that the FMA file's finalize kernel sums in a fixed
+// order.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -30,8 +34,8 @@ namespace {
 using namespace nvcuda;
 
 constexpr int kThreads = 256;
-// Block tiles BM x BN: 128 x 128, or 128 x 64 / 64 x 128 when a side is at most 64.
-constexpr int kMaxTile = 128, BK = 32, STAGES = 3, PAD = 8;
+// Block tiles BM x BN (see conv_wmma_tile).
+constexpr int BK = 32, PAD = 8;
 
 __device__ inline void cp_async16(void *smem, const void *gmem, bool valid) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -62,13 +66,18 @@ struct WmmaElem<bf16_bits> {
   using T = __nv_bfloat16;
 };
 
+// Warps along M (8 / WARPS_M along N): 2 x 4 (64 x 32 each) for 128 x 128,
+// 4 x 2 (32 x 32) for 128 x 64, 2 x 4 (32 x 32) for 64 x 128; the pipeline
+// depth (4 stages for 256-wide tiles) and the shared-memory size below also
+// fit the larger tiles that were measured (see the header).
+constexpr int warps_m(int BM, int BN) { return BN == 128 && BM <= 128 ? 2 : BN == 256 ? 2 : 4; }
+constexpr int stages(int BM, int BN) { return BM >= 256 || BN >= 256 ? 4 : 3; }
+
 template <int DIR, class TI, class TO, bool A_VEC_R, bool B_VEC_R, int BM, int BN>
 __global__ void __launch_bounds__(kThreads) conv_wmma_kernel(const ConvArgs a) {
   using Ix = ConvIndex<DIR>;
   using WT = typename WmmaElem<TI>::T;
-  // Warps: 2 x 4 (64 x 32 each) for 128 x 128, 4 x 2 (32 x 32) for 128 x
-  // 64, 2 x 4 (32 x 32) for 64 x 128.
-  constexpr int WARPS_N = BN == 128 ? 4 : 2, WARPS_M = 8 / WARPS_N;
+  constexpr int WARPS_M = warps_m(BM, BN), WARPS_N = 8 / WARPS_M, STAGES = stages(BM, BN);
   constexpr int FM = BM / WARPS_M / 16, FN = BN / WARPS_N / 16;
   constexpr int ALOADS = BM * BK / 8 / kThreads, BLOADS = BN * BK / 8 / kThreads;
   constexpr int SA = tile_elems<A_VEC_R>(BM), SB = tile_elems<B_VEC_R>(BN);
@@ -193,18 +202,46 @@ __global__ void __launch_bounds__(kThreads) conv_wmma_kernel(const ConvArgs a) {
     for (int j = 0; j < FN; ++j)
       wmma::store_matrix_sync(Cs + (wm + i * 16) * LDC + wn + j * 16, acc[i][j], LDC, wmma::mem_row_major);
   if (a.split == 1) {
-    if (tid < BM) {
-      const int m = m0 + tid;
-      srow[tid] = m < a.M ? Ix::out_row(a, g, m) : -1;
-    } else if (tid < BM + BN) {
-      const int col = n0 + tid - BM;
-      scol[tid - BM] = col < a.Ncol ? Ix::out_col(a, g, col) : -1;
+    for (int i = tid; i < BM + BN; i += kThreads) {
+      if (i < BM) {
+        const int m = m0 + i;
+        srow[i] = m < a.M ? Ix::out_row(a, g, m) : -1;
+      } else {
+        const int col = n0 + i - BM;
+        scol[i - BM] = col < a.Ncol ? Ix::out_col(a, g, col) : -1;
+      }
     }
   }
   __syncthreads();
   if (a.split == 1) {
     TO *out = static_cast<TO *>(a.dst);
     const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+    if constexpr (sizeof(TO) == 2) {
+      if (a.vec_out) {
+        // Runs of 8 columns are 8 contiguous, 16-byte aligned outputs.
+        for (int idx = tid; idx < BM * BN / 8; idx += kThreads) {
+          const int row = idx / (BN / 8), col = (idx % (BN / 8)) * 8;
+          const int ro = srow[row], co = scol[col];
+          if (ro < 0 || co < 0) continue;
+          const float4 v0 = *reinterpret_cast<const float4 *>(Cs + row * LDC + col);
+          const float4 v1 = *reinterpret_cast<const float4 *>(Cs + row * LDC + col + 4);
+          const float r[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+          Pack<TO, 8> *p = reinterpret_cast<Pack<TO, 8> *>(out + ro + co);
+          Pack<TO, 8> o;
+          if (beta != 0.0f) {
+            const Pack<TO, 8> old = *p;
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+              o.v[j] = Storage<TO>::store(alpha * r[j] + beta * Storage<TO>::template load<float>(old.v[j]));
+          } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) o.v[j] = Storage<TO>::store(alpha * r[j]);
+          }
+          *p = o;
+        }
+        return;
+      }
+    }
     for (int idx = tid; idx < BM * BN; idx += kThreads) {
       const int row = idx / BN, col = idx % BN;
       const int ro = srow[row], co = scol[col];
@@ -213,6 +250,16 @@ __global__ void __launch_bounds__(kThreads) conv_wmma_kernel(const ConvArgs a) {
     }
   } else {
     float *dst = static_cast<float *>(a.partial) + (static_cast<int64_t>(part) * a.G + g) * a.M * a.Ncol;
+    if (a.Ncol % 4 == 0) {
+      for (int idx = tid; idx < BM * BN / 4; idx += kThreads) {
+        const int row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+        const int m = m0 + row, c = n0 + col;
+        if (m < a.M && c < a.Ncol)
+          *reinterpret_cast<float4 *>(dst + static_cast<int64_t>(m) * a.Ncol + c) =
+              *reinterpret_cast<const float4 *>(Cs + row * LDC + col);
+      }
+      return;
+    }
     for (int idx = tid; idx < BM * BN; idx += kThreads) {
       const int row = idx / BN, col = idx % BN;
       const int m = m0 + row, c = n0 + col;
@@ -221,10 +268,11 @@ __global__ void __launch_bounds__(kThreads) conv_wmma_kernel(const ConvArgs a) {
   }
 }
 
-// Enough for either BN: the pipeline, or the epilogue's float tile.
-constexpr size_t smem_bytes() {
-  constexpr size_t pipe = size_t{STAGES} * (2 * kMaxTile) * (BK + PAD) * 2;
-  constexpr size_t epi = size_t{kMaxTile} * (kMaxTile + 4) * 4 + 2 * kMaxTile * 4;
+// The pipeline, or the epilogue's float tile and offsets, whichever is larger
+// (each operand tile bounded by its larger form).
+constexpr size_t smem_bytes(int BM, int BN) {
+  const size_t pipe = size_t(stages(BM, BN)) * ((BM + BN) * (BK + PAD) + 2 * PAD * BK) * 2;
+  const size_t epi = size_t(BM) * (BN + 4) * 4 + size_t(BM + BN) * 4;
   return pipe > epi ? pipe : epi;
 }
 
@@ -232,17 +280,18 @@ template <int DIR, class TI, class TO, bool AV, bool BV, int BM, int BN>
 void launch_wmma_shape(const ConvArgs &a, cudaStream_t s) {
   const auto kernel = conv_wmma_kernel<DIR, TI, TO, AV, BV, BM, BN>;
   // More than 48 KB of dynamic shared memory needs the attribute (per device).
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes())),
+  constexpr size_t smem = smem_bytes(BM, BN);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
              "cudaFuncSetAttribute");
   const dim3 grid((a.M + BM - 1) / BM, (a.Ncol + BN - 1) / BN, a.G * a.split);
-  kernel<<<grid, kThreads, smem_bytes(), s>>>(a);
+  kernel<<<grid, kThreads, smem, s>>>(a);
   check_launch("conv_wmma_kernel");
 }
 
 template <int DIR, class TI, class TO, bool AV, bool BV>
 void launch_wmma_kernel(const ConvArgs &a, cudaStream_t s) {
   int bm, bn, bk;
-  conv_wmma_tile(a.M, a.Ncol, &bm, &bn, &bk);
+  conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
   if (bn == 64) launch_wmma_shape<DIR, TI, TO, AV, BV, 128, 64>(a, s);
   else if (bm == 64) launch_wmma_shape<DIR, TI, TO, AV, BV, 64, 128>(a, s);
   else launch_wmma_shape<DIR, TI, TO, AV, BV, 128, 128>(a, s);
@@ -266,22 +315,26 @@ void launch_conv_wmma(const ConvArgs &a, ConvTypes t, void *stream) {
   switch (t) {
     case ConvTypes::f16: launch_dir<half_bits, half_bits>(a, s); break;
     case ConvTypes::bf16: launch_dir<bf16_bits, bf16_bits>(a, s); break;
+    // Float outputs: the bias-activation forward, and the filter gradient
+    // into the float buffer of the few-channel path (convolution_engine.cpp).
     case ConvTypes::f16_to_f32:
-      if (a.dir != kConvFwd) fail(CUDNN_STATUS_INTERNAL_ERROR, "mixed types forward only");
-      launch_wmma_kernel<kConvFwd, half_bits, float, true, true>(a, s);
+      if (a.dir == kConvBwdFilter) launch_wmma_kernel<kConvBwdFilter, half_bits, float, false, false>(a, s);
+      else if (a.dir == kConvFwd) launch_wmma_kernel<kConvFwd, half_bits, float, true, true>(a, s);
+      else fail(CUDNN_STATUS_INTERNAL_ERROR, "mixed types: forward and filter gradient only");
       break;
     case ConvTypes::bf16_to_f32:
-      if (a.dir != kConvFwd) fail(CUDNN_STATUS_INTERNAL_ERROR, "mixed types forward only");
-      launch_wmma_kernel<kConvFwd, bf16_bits, float, true, true>(a, s);
+      if (a.dir == kConvBwdFilter) launch_wmma_kernel<kConvBwdFilter, bf16_bits, float, false, false>(a, s);
+      else if (a.dir == kConvFwd) launch_wmma_kernel<kConvFwd, bf16_bits, float, true, true>(a, s);
+      else fail(CUDNN_STATUS_INTERNAL_ERROR, "mixed types: forward and filter gradient only");
       break;
     default: fail(CUDNN_STATUS_INTERNAL_ERROR, "the tensor-core convolution takes HALF or BFLOAT16 data");
   }
 }
 
-void conv_wmma_tile(int M, int Ncol, int *bm, int *bn, int *bk) {
+void conv_wmma_tile(int M, int Ncol, int, int *bm, int *bn, int *bk) {
+  *bk = BK;
   *bn = Ncol <= 64 ? 64 : 128;
   *bm = (M <= 64 && *bn == 128) ? 64 : 128;
-  *bk = BK;
 }
 
 }  // namespace fdnn::cuda

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/cuda_util.hpp"
 #include "cuda/lrn_args.hpp"
@@ -57,15 +58,49 @@ __device__ inline C neg_pow(C s, C beta, int kind) {
   if (kind == 3) return C(1) / s;
   return pow(s, -beta);
 }
+// Float: the approximate square root and reciprocal square root (one
+// special-function instruction each, a few ulp), far inside the errors the
+// tests and NVIDIA's results allow; S = inf gives 0 as the IEEE forms do.
+__device__ inline float sqrt_approx(float v) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ inline float rsqrt_approx(float v) {
+  float r;
+  asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
 template <>
 __device__ inline float neg_pow<float>(float s, float beta, int kind) {
   if (kind == 1) {
-    const float r = 1.0f / sqrtf(s);
-    return r * sqrtf(r);
+    const float r = rsqrt_approx(s);
+    return r * sqrt_approx(r);
   }
-  if (kind == 2) return 1.0f / sqrtf(s);
+  if (kind == 2) return rsqrt_approx(s);
   if (kind == 3) return 1.0f / s;
   return exp2f(-beta * log2f(s));
+}
+
+// S^-beta and S^(-beta-1) together (backward).
+template <class C>
+__device__ inline void neg_pow_pair(C s, C beta, int kind, C &p, C &p_over_s) {
+  p = neg_pow<C>(s, beta, kind);
+  p_over_s = p / s;
+}
+template <>
+__device__ inline void neg_pow_pair<float>(float s, float beta, int kind, float &p, float &p_over_s) {
+  if (kind == 1 || kind == 2) {
+    const float r = rsqrt_approx(s);
+    p = kind == 1 ? r * sqrt_approx(r) : r;
+    p_over_s = p * (r * r);
+  } else if (kind == 3) {
+    p = 1.0f / s;
+    p_over_s = p * p;
+  } else {
+    p = exp2f(-beta * log2f(s));
+    p_over_s = p / s;
+  }
 }
 
 __host__ __device__ inline int pow_kind(double beta) {
@@ -336,12 +371,22 @@ __global__ void __launch_bounds__(256) divisive_backward_dx(LrnArgs a) {
 // is safe with one chunk per line, as for the generic kernels.
 constexpr int kU = 8;
 
+// Thread t: lane t % 32 of warp w = t / 32; the chunks of one group of 32
+// positions are neighbouring warps (their halo channels are read at about
+// the same time: cache hits), the 32 lanes neighbouring positions.
+__device__ inline bool warp_chunk_position(const LrnArgs &a, int64_t chunks, int64_t &p, int64_t &ch) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t w = t >> 5;
+  ch = w % chunks;
+  p = (w / chunks) * 32 + (t & 31);
+  return p < a.positions;
+}
+
 template <class T, class C, int BEHIND, int AHEAD>
 __global__ void __launch_bounds__(256) cross_forward_window(LrnArgs a) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
-  if (t >= a.positions * chunks) return;
-  const int64_t p = t % a.positions, ch = t / a.positions;
+  int64_t p, ch;
+  if (!warp_chunk_position(a, chunks, p, ch)) return;
   const Offsets off = position_offsets(a, p);
   const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
   T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
@@ -381,11 +426,10 @@ __global__ void __launch_bounds__(256) cross_forward_window(LrnArgs a) {
 }
 
 template <class T, class C, int BEHIND, int AHEAD>
-__global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(256, sizeof(C) == 8 ? 1 : 3) cross_backward_window(LrnArgs a) {
   const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
-  if (t >= a.positions * chunks) return;
-  const int64_t p = t % a.positions, ch = t / a.positions;
+  int64_t p, ch;
+  if (!warp_chunk_position(a, chunks, p, ch)) return;
   const Offsets off = position_offsets(a, p);
   const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
   const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
@@ -399,9 +443,12 @@ __global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
   constexpr int H = BEHIND + AHEAD;
   // dx(c) = dy(c) P(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} r(j),
   // r(j) = dy(j) x(j) P(j) / S(j), S(j) = k + a sum_{i = j - BEHIND}^{j + AHEAD} x(i)^2.
-  constexpr int WX = kU + 2 * H;  // x at [c - H, c + kU + H)
-  constexpr int WD = kU + H;      // dy at [c - AHEAD, c + kU + BEHIND)
-  C xw[WX], dw[WD];
+  // Windows at step c: x at [c - H, c + kU + H), dy, r and P at
+  // j in [c - AHEAD, c + kU + BEHIND). r and P of the first H of those
+  // carry over from the previous step (its last H): each is computed once.
+  constexpr int WX = kU + 2 * H;
+  constexpr int WD = kU + H;
+  C xw[WX], dw[WD], r[WD], pw[WD];
 #pragma unroll
   for (int i = 0; i < WX; ++i) {
     const int64_t cc = c0 - H + i;
@@ -412,6 +459,18 @@ __global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
     const int64_t cc = c0 - AHEAD + i;
     dw[i] = cc >= 0 && cc < C_ ? static_cast<C>(Io<T>::load(dy, cc * dys)) : C(0);
   }
+  // r(j), P(j) for window slot i (x index of channel j - BEHIND: i). Out of
+  // [0, C), x and dy are 0, so r is 0.
+  auto r_at = [&](int i) {
+    C acc = 0;
+#pragma unroll
+    for (int q = 0; q <= H; ++q) acc += xw[i + q] * xw[i + q];
+    C pos;
+    neg_pow_pair<C>(k + al * acc, beta, kind, pw[i], pos);
+    r[i] = dw[i] * xw[i + BEHIND] * pos;
+  };
+#pragma unroll
+  for (int i = 0; i < H; ++i) r_at(i);
   for (int64_t c = c0; c < c1; c += kU) {
     C nx[kU], nd[kU];
     const bool more = c + kU < c1;
@@ -421,26 +480,21 @@ __global__ void __launch_bounds__(256) cross_backward_window(LrnArgs a) {
       nx[u] = more && cx < C_ ? static_cast<C>(Io<T>::load(x, cx * xs)) : C(0);
       nd[u] = more && cd < C_ ? static_cast<C>(Io<T>::load(dy, cd * dys)) : C(0);
     }
-    // r(j) and P(j) for j = c - AHEAD + i, i in [0, WD).
-    C r[WD], pw[WD];
 #pragma unroll
-    for (int i = 0; i < WD; ++i) {
-      // x index of channel j - BEHIND: (j - BEHIND) - (c - H) = i + AHEAD - AHEAD ... = i
-      C acc = 0;
-#pragma unroll
-      for (int q = 0; q <= H; ++q) acc += xw[i + q] * xw[i + q];
-      const C sv = k + al * acc;
-      pw[i] = neg_pow<C>(sv, beta, kind);
-      r[i] = dw[i] * xw[i + BEHIND] * pw[i] / sv;
-    }
+    for (int i = H; i < WD; ++i) r_at(i);
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       if (c + u >= c1) break;
       C sr = 0;
 #pragma unroll
       for (int q = 0; q <= H; ++q) sr += r[u + q];
-      // channel c + u: dy index u + AHEAD, x index u + H
+      // channel c + u: dy and P index u + AHEAD, x index u + H
       blend_store<T, C>(dx, (c + u) * dxs, dw[u + AHEAD] * pw[u + AHEAD] - tab * xw[u + H] * sr, a);
+    }
+#pragma unroll
+    for (int i = 0; i < H; ++i) {
+      r[i] = r[i + kU];
+      pw[i] = pw[i + kU];
     }
 #pragma unroll
     for (int i = 0; i < 2 * H; ++i) xw[i] = xw[i + kU];
@@ -487,86 +541,124 @@ __host__ __device__ inline int lrn_row_len(const LrnArgs &a) {
   return lrn_row_front(a) + static_cast<int>((a.dims[1] + lrn_row_pad(a) + 3) / 4 * 4);
 }
 
+// Channels [0, channels) of one row into dst[0, channels) (shared memory).
+// VEC: 16-byte loads (channels a multiple of 16 / sizeof(T), src 16-byte
+// aligned), all of a lane's issued before the first use.
+template <class T>
+struct alignas(16) Row16 {
+  T v[16 / sizeof(T)];
+};
 template <class T, class C>
-__device__ inline void load_row(const T *src, C *row, int front, int len, int channels, int lane) {
-  for (int i = lane; i < front; i += 32) row[i] = C(0);
-  for (int i = front + channels + lane; i < len; i += 32) row[i] = C(0);
+__device__ inline C to_compute(T v) {
+  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
+  else return static_cast<C>(v);
+}
+template <bool VEC, class T, class C>
+__device__ inline void load_channels(const T *src, C *dst, int channels, int lane) {
+  if constexpr (VEC) {
+    constexpr int E = 16 / sizeof(T);
+    const int nv = channels / E;
 #pragma unroll 4
-  for (int c = lane; c < channels; c += 32) row[front + c] = static_cast<C>(Io<T>::load(src, c));
+    for (int v = lane; v < nv; v += 32) {
+      const Row16<T> p = reinterpret_cast<const Row16<T> *>(src)[v];
+      if constexpr (std::is_same_v<C, float> && E % 4 == 0) {
+#pragma unroll
+        for (int l = 0; l < E; l += 4)
+          *reinterpret_cast<float4 *>(dst + v * E + l) =
+              make_float4(to_compute<T, C>(p.v[l]), to_compute<T, C>(p.v[l + 1]), to_compute<T, C>(p.v[l + 2]),
+                          to_compute<T, C>(p.v[l + 3]));
+      } else {
+#pragma unroll
+        for (int l = 0; l < E; ++l) dst[v * E + l] = to_compute<T, C>(p.v[l]);
+      }
+    }
+  } else {
+#pragma unroll 4
+    for (int c = lane; c < channels; c += 32) dst[c] = static_cast<C>(Io<T>::load(src, c));
+  }
 }
 
-template <class T, class C>
+// A warp per position: the grid covers the positions (a warp-stride loop
+// all the same). A variant that prefetched the next position's row into
+// registers (a grid of one wave walking the positions) measured slower on
+// the H100: 0.56 / 0.55 of copy against 0.68 / 0.77 (NHWC 32x256x56x56 f32).
+template <bool VEC, class T, class C>
 __global__ void cross_rows_forward(LrnArgs a) {
-  extern __shared__ unsigned char lrn_rows_shared[];
+  extern __shared__ __align__(16) unsigned char lrn_rows_shared[];
   const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const uint32_t p = blockIdx.x * warps + warp;
+  const uint32_t step = gridDim.x * static_cast<uint32_t>(warps);
+  uint32_t p = blockIdx.x * warps + warp;
   if (p >= static_cast<uint64_t>(a.positions)) return;
   const int front = lrn_row_front(a), len = lrn_row_len(a), channels = static_cast<int>(a.dims[1]);
   C *row = reinterpret_cast<C *>(lrn_rows_shared) + warp * len;
-  const Offsets off = position_offsets32(a, p);
-  load_row<T, C>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX], row, front, len, channels, lane);
-  __syncwarp();
-  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  for (int i = lane; i < front; i += 32) row[i] = C(0);
+  for (int i = front + channels + lane; i < len; i += 32) row[i] = C(0);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]);
   const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta);
   const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
+  for (; p < static_cast<uint64_t>(a.positions); p += step) {
+    const Offsets off = position_offsets32(a, p);
+    load_channels<VEC, T, C>(x + off.o[LrnArgs::kX], row + front, channels, lane);
+    __syncwarp();
+    T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
 #pragma unroll 2
-  for (int c = lane; c < channels; c += 32) {
-    const C *w = row + front + c - a.behind;
-    C acc = 0;
-    for (int j = 0; j < n; ++j) acc += w[j] * w[j];
-    blend_store<T, C>(y, c, row[front + c] * neg_pow<C>(k + al * acc, beta, kind), a);
+    for (int c = lane; c < channels; c += 32) {
+      const C *w = row + front + c - a.behind;
+      C acc = 0;
+      for (int j = 0; j < n; ++j) acc += w[j] * w[j];
+      blend_store<T, C>(y, c, row[front + c] * neg_pow<C>(k + al * acc, beta, kind), a);
+    }
+    __syncwarp();  // the row is rewritten next step
   }
 }
 
-template <class T, class C>
+template <bool VEC, class T, class C>
 __global__ void cross_rows_backward(LrnArgs a) {
-  extern __shared__ unsigned char lrn_rows_shared[];
+  extern __shared__ __align__(16) unsigned char lrn_rows_shared[];
   const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const uint32_t p = blockIdx.x * warps + warp;
+  const uint32_t step = gridDim.x * static_cast<uint32_t>(warps);
+  uint32_t p = blockIdx.x * warps + warp;
   if (p >= static_cast<uint64_t>(a.positions)) return;
   const int front = lrn_row_front(a), len = lrn_row_len(a), channels = static_cast<int>(a.dims[1]);
-  // Per warp: x row, r row (both padded), dy * S^-beta (channels only).
+  // Per warp: x row, r row (both padded), dy then dy * S^-beta (channels only).
   C *xr = reinterpret_cast<C *>(lrn_rows_shared) + warp * (2 * len + channels);
   C *rr = xr + len;
   C *q = rr + len;
-  const Offsets off = position_offsets32(a, p);
-  load_row<T, C>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX], xr, front, len, channels, lane);
-  for (int i = lane; i < front; i += 32) rr[i] = C(0);
-  for (int i = front + channels + lane; i < len; i += 32) rr[i] = C(0);
-  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
-  T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+  for (int i = lane; i < front; i += 32) xr[i] = rr[i] = C(0);
+  for (int i = front + channels + lane; i < len; i += 32) xr[i] = rr[i] = C(0);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]);
+  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]);
   const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta),
           tab = static_cast<C>(a.two_a_beta);
   const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
-  // dy is read here, before the barrier: in place on dy is safe too.
-  C dyv[4];
-  for (int c0 = 0; c0 < channels; c0 += 128) {
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int c = c0 + lane + 32 * u;
-      dyv[u] = c < channels ? static_cast<C>(Io<T>::load(dy, c)) : C(0);
-    }
-    if (c0 == 0) __syncwarp();  // the x row is complete
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int c = c0 + lane + 32 * u;
-      if (c < channels) {
-        const C *w = xr + front + c - a.behind;
-        C acc = 0;
-        for (int j = 0; j < n; ++j) acc += w[j] * w[j];
-        const C s = k + al * acc, pw = neg_pow<C>(s, beta, kind);
-        rr[front + c] = dyv[u] * xr[front + c] * pw / s;
-        q[c] = dyv[u] * pw;
-      }
-    }
-  }
-  __syncwarp();
+  for (; p < static_cast<uint64_t>(a.positions); p += step) {
+    const Offsets off = position_offsets32(a, p);
+    // x and dy of a position are read before its dx is written: in place is safe.
+    load_channels<VEC, T, C>(x + off.o[LrnArgs::kX], xr + front, channels, lane);
+    load_channels<VEC, T, C>(dy + off.o[LrnArgs::kDy], q, channels, lane);
+    T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+    __syncwarp();  // the x and dy rows are complete
 #pragma unroll 2
-  for (int c = lane; c < channels; c += 32) {
-    const C *w = rr + front + c - a.ahead;
-    C sr = 0;
-    for (int j = 0; j < n; ++j) sr += w[j];
-    blend_store<T, C>(dx, c, q[c] - tab * xr[front + c] * sr, a);
+    for (int c = lane; c < channels; c += 32) {
+      const C *w = xr + front + c - a.behind;
+      C acc = 0;
+      for (int j = 0; j < n; ++j) acc += w[j] * w[j];
+      C pw, pos;
+      neg_pow_pair<C>(k + al * acc, beta, kind, pw, pos);
+      const C dyv = q[c];
+      rr[front + c] = dyv * xr[front + c] * pos;
+      q[c] = dyv * pw;
+    }
+    __syncwarp();
+#pragma unroll 2
+    for (int c = lane; c < channels; c += 32) {
+      const C *w = rr + front + c - a.ahead;
+      C sr = 0;
+      for (int j = 0; j < n; ++j) sr += w[j];
+      blend_store<T, C>(dx, c, q[c] - tab * xr[front + c] * sr, a);
+    }
+    __syncwarp();  // the rows are rewritten next step
   }
 }
 
@@ -586,8 +678,19 @@ bool launch_cross_rows(const LrnArgs &a, cudaStream_t s) {
   if (warps < 1) return false;
   const unsigned blocks = static_cast<unsigned>((a.positions + warps - 1) / warps);
   const size_t smem = per_warp * static_cast<size_t>(warps);
-  if (a.backward) cross_rows_backward<T, C><<<blocks, warps * 32, smem, s>>>(a);
-  else cross_rows_forward<T, C><<<blocks, warps * 32, smem, s>>>(a);
+  // 16-byte loads when the rows' starts are 16-byte aligned.
+  constexpr int E = static_cast<int>(16 / sizeof(T));
+  bool vec = a.dims[1] % E == 0;
+  for (int op : ops) {
+    if (!aligned_to(a.ptr[op], 16)) vec = false;
+    for (int d = 0; d < a.rank; ++d)
+      if (d != 1 && a.strides[op][d] % E != 0 && a.dims[d] > 1) vec = false;
+  }
+  // Per warp rows of a multiple of 4 compute values: 16-byte aligned rows.
+  if (vec && a.backward) cross_rows_backward<true, T, C><<<blocks, warps * 32, smem, s>>>(a);
+  else if (vec) cross_rows_forward<true, T, C><<<blocks, warps * 32, smem, s>>>(a);
+  else if (a.backward) cross_rows_backward<false, T, C><<<blocks, warps * 32, smem, s>>>(a);
+  else cross_rows_forward<false, T, C><<<blocks, warps * 32, smem, s>>>(a);
   check_launch(a.backward ? "lrn cross_rows_backward" : "lrn cross_rows_forward");
   return true;
 }
@@ -598,7 +701,9 @@ void launch_typed(const LrnArgs &a, cudaStream_t s) {
   if (a.cross) {
     if (launch_cross_rows<T, C>(a, s)) return;
     const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
-    const int64_t threads = a.positions * chunks;
+    const bool window = (a.behind == 2 && a.ahead == 2) || (a.behind == 1 && a.ahead == 1);
+    // The window kernels take whole warps of positions per chunk.
+    const int64_t threads = window ? (a.positions + 31) / 32 * 32 * chunks : a.positions * chunks;
     const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
     if (a.behind == 2 && a.ahead == 2) {  // n = 5, the default
       if (a.backward) cross_backward_window<T, C, 2, 2><<<blocks, kThreads, 0, s>>>(a);

@@ -1,12 +1,13 @@
 // The graph guide's batch-norm patterns (BnAddRelu, DReluForkDBn,
-// DgradDreluBNBwdWeight, dBNApply) and layer / RMS norm graphs through the
+// DgradDreluBNBwdWeight, dBNApply) and layer / RMS / instance norm graphs through the
 // backend API (tests/common/backend_bn_patterns.hpp), compared with float64
 // expectations built independently of the library.
 //
 // Each graph runs on every engine heuristics mode A offers. On a CPU handle
 // the first must be the fused engine cpu.fusion.bn for the patterns
 // (cpu.fusion.runtime for dBNApply, a pointwise DAG, as the guide says) and
-// the fast cpu.normalization.rows for layer / RMS norm, and the op-by-op
+// the fast cpu.normalization.rows for layer / RMS norm (cpu.normalization.instance
+// for instance norm), and the op-by-op
 // engine cpu.graph.sequential (for single operations the reference engine)
 // must be among them. On a GPU handle whatever engine heuristics offer must
 // compute right; offering none is fine (GPU fusion is later work).
@@ -256,6 +257,50 @@ TEST(BackendBnPatterns, LayerNormWithoutStatisticsOutputs) {
   }
 }
 
+// Instance norm (statistics per (n, c), scale / bias per c), forward
+// (training with and without running statistics, inference) and backward,
+// NCHW and NHWC, on the fast engine.
+TEST(BackendBnPatterns, InstanceNorm) {
+  Rng rng(test_seed(509));
+  int i = 0;
+  for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward})
+    for (bool training : {true, false}) {
+      if (p == BnPattern::norm_backward && !training) continue;
+      for (bool nhwc : {true, false})
+        for (int variant = 0; variant < 2; ++variant) {
+          BnPatternConfig c;
+          c.pattern = p;
+          c.norm_mode = CUDNN_INSTANCE_NORM;
+          c.training = training;
+          c.nhwc = nhwc;
+          c.running = variant == 1;
+          c.stats_out = variant == 0 || i % 3 != 0;
+          c.io_type = kTypes[i % 3];
+          c.dims = pattern_dims(rng, i % 4 == 3);
+          c.dims[2] += 1;  // at least two positions per set
+          ++i;
+          // N == 1: statistics and scale are both [1, C, 1, ...], the
+          // batch-norm engine's form (it sorts first by name).
+          check(c, rng.next(), c.dims[0] == 1 ? "cpu.normalization" : "cpu.normalization.instance");
+        }
+    }
+}
+
+// Instance norm on DOUBLE data (double statistics and compute), NHWC
+// forward and NCHW backward.
+TEST(BackendBnPatterns, InstanceNormDouble) {
+  Rng rng(test_seed(510));
+  for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward}) {
+    BnPatternConfig c;
+    c.pattern = p;
+    c.norm_mode = CUDNN_INSTANCE_NORM;
+    c.io_type = CUDNN_DATA_DOUBLE;
+    c.dims = {2, 8, 3, 5};
+    c.nhwc = p == BnPattern::norm_forward;
+    check(c, rng.next(), "cpu.normalization.instance");
+  }
+}
+
 // Problems large enough for several tiles on several threads (the tests
 // above fit in one tile): the partial sums of the tiles must combine right.
 TEST(BackendBnPatterns, SeveralTiles) {
@@ -272,6 +317,16 @@ TEST(BackendBnPatterns, SeveralTiles) {
   for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward}) {
     c.pattern = p;
     check(c, rng.next(), kRows);
+  }
+  // Instance norm: many sets (NCHW rows) and wide channel rows (NHWC).
+  c.norm_mode = CUDNN_INSTANCE_NORM;
+  for (bool nhwc : {false, true}) {
+    c.nhwc = nhwc;
+    c.dims = nhwc ? std::vector<int64_t>{3, 600, 5, 7} : std::vector<int64_t>{4, 32, 16, 16};
+    for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward}) {
+      c.pattern = p;
+      check(c, rng.next(), "cpu.normalization.instance");
+    }
   }
 }
 

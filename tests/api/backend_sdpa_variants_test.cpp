@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "common/backend_sdpa_variants.hpp"
 #include "common/expect_status.hpp"
@@ -38,6 +39,7 @@ class BackendSdpaVariants : public BackendGraphTest {
         ADD_FAILURE() << "plan: " << last_error();
         continue;
       }
+      engines.push_back(plan_engine_name(plan));
       std::vector<Buffer> bufs;
       std::vector<int64_t> uids;
       std::vector<void *> ptrs;
@@ -64,15 +66,42 @@ class BackendSdpaVariants : public BackendGraphTest {
     return cfgs.size();
   }
 
+  // The engines run_all ran, in order.
+  std::vector<std::string> engines;
+  // O as each engine left it (check() fills it), and the reference.
+  std::vector<HostTensor> outputs;
+  SdpaVariantExpect expected;
+
+  // check(), and on the CPU: the fused engine runs the graph first, then
+  // the op-by-op engine, and their outputs agree within twice the
+  // reference's tolerance (both are within it of the reference).
+  void check_fused_first(const SdpaVariantConfig &c, uint64_t seed) {
+    SCOPED_TRACE(c.name());
+    check(c, seed);
+    if (gpu_mode()) return;
+    ASSERT_EQ(engines.size(), 2u);
+    EXPECT_EQ(engines[0], "cpu.fusion.sdpa");
+    EXPECT_EQ(engines[1], "cpu.graph.sequential");
+    ASSERT_EQ(outputs.size(), 2u);
+    std::vector<Expect> op_by_op;
+    const std::vector<double> ref = outputs[1].values();
+    for (size_t i = 0; i < ref.size(); ++i) op_by_op.push_back({ref[i], 2 * expected.o[i].tolerance});
+    EXPECT_TRUE(matches(outputs[0], op_by_op)) << "fused vs op by op";
+  }
+
   // Builds, runs and checks one attention variant; returns the engine count.
   size_t check(const SdpaVariantConfig &c, uint64_t seed) {
+    engines.clear();
+    outputs.clear();
     SCOPED_TRACE(c.name());
     SdpaVariantGraph g = build_sdpa_variant_graph(c);
     Rng rng(seed);
     SdpaVariantData data = make_sdpa_variant_data(c, rng);
     const SdpaVariantExpect want = sdpa_variant_reference(c, data);
     const auto tensors = sdpa_variant_tensors(c, data);
+    expected = want;
     const size_t n = run_all(g.ops, tensors, g.values, {kVarO, kVarStats, kVarAmaxS, kVarAmaxO}, [&] {
+      outputs.push_back(data.o);
       EXPECT_TRUE(matches(data.o, want.o));
       if (c.stats) EXPECT_TRUE(matches(data.stats, want.stats));
       if (c.fp8()) {
@@ -232,24 +261,44 @@ TEST_F(BackendSdpaVariants, DropoutFromMaskTensor) {
   check(c, 20);
 }
 
+// Paged K/V: on the CPU the fused engine gathers the pages itself and comes
+// first; its O agrees with the op-by-op engine's (which materialises K and
+// V) within the reference's tolerance, and both with the reference.
 TEST_F(BackendSdpaVariants, PagedKv) {
+  auto check_paged = [&](const SdpaVariantConfig &c, uint64_t seed) { check_fused_first(c, seed); };
   SdpaVariantConfig c;
   c.b = 3, c.h = 2, c.h_kv = 2, c.s_q = 9, c.s_kv = 29, c.d = 8, c.d_v = 8, c.paged = true, c.block_size = 4;
   c.stats = true;
-  check(c, 30);
+  check_paged(c, 30);
   c.h = 4, c.h_kv = 2, c.causal = true, c.block_size = 8, c.io_type = CUDNN_DATA_BFLOAT16, c.s_q = 29;
-  check(c, 31);
+  check_paged(c, 31);
+  // Decode: one query row against a long cache, multi-query heads.
+  c = SdpaVariantConfig{};
+  c.b = 3, c.h = 4, c.h_kv = 1, c.s_q = 1, c.s_kv = 300, c.d = 16, c.d_v = 16, c.paged = true, c.block_size = 16;
+  c.io_type = CUDNN_DATA_HALF, c.stats = true;
+  check_paged(c, 32);
 }
 
+// The FP8 graph: on the CPU the fused engine (two passes: FP8 rounding of
+// the normalised P) first, then op by op.
 TEST_F(BackendSdpaVariants, Fp8Forward) {
   for (cudnnDataType_t t : {CUDNN_DATA_FP8_E4M3, CUDNN_DATA_FP8_E5M2}) {
     SdpaVariantConfig c;
     c.io_type = t;
     c.b = 2, c.h = 2, c.h_kv = 2, c.s_q = 21, c.s_kv = 26, c.d = 16, c.d_v = 16, c.stats = true;
-    check(c, 40 + t);
+    check_fused_first(c, 40 + t);
     c.causal = true, c.bshd = true, c.h = 4, c.h_kv = 1;
-    check(c, 50 + t);
+    check_fused_first(c, 50 + t);
+    // More than one block of rows and of keys, grouped heads.
+    c.causal = t == CUDNN_DATA_FP8_E5M2, c.bshd = false, c.b = 1, c.h = 4, c.h_kv = 2, c.s_q = 70, c.s_kv = 150;
+    c.stats = false;
+    check_fused_first(c, 60 + t);
   }
+  // FP8 K/V read from paged caches.
+  SdpaVariantConfig c;
+  c.io_type = CUDNN_DATA_FP8_E4M3, c.paged = true, c.block_size = 8, c.stats = true;
+  c.b = 2, c.h = 4, c.h_kv = 2, c.s_q = 5, c.s_kv = 37, c.d = 16, c.d_v = 16;
+  check_fused_first(c, 70);
 }
 
 }  // namespace

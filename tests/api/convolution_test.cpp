@@ -322,6 +322,46 @@ TEST(Convolution, EveryAlgorithmAgainstReference3d) {
   }
 }
 
+// Few input channels (ResNet-50's RGB stem: C = 3, 7x7, stride 2, pad 3;
+// and a 3x3 stride-1 one): the GPU's data gradient for Cg <= 4 and its
+// tensor-core forward / filter gradient on 8-channel copies (HALF and
+// BFLOAT16, one group) take these shapes; channels-innermost and NCHW
+// tensors, both modes, every type.
+TEST(Convolution, FewChannelsEveryAlgorithm) {
+  Handle h;
+  Rng rng(test_seed(406));
+  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT,
+                                              CUDNN_DATA_DOUBLE};
+  for (int iter = 0; iter < 8; ++iter) {
+    Problem pr;
+    pr.dtype = types[iter % types.size()];
+    pr.compute = pr.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    const bool stem = iter < 4;
+    const int64_t C = stem ? 3 : rng.integer(1, 7), K = stem ? 16 : 8 * rng.integer(1, 2), f = stem ? 7 : 3;
+    ConvParams &p = pr.p;
+    p.mode = rng.coin() ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+    p.pad = {stem ? 3 : 1, stem ? 3 : 1};
+    p.stride = {stem ? 2 : 1, stem ? 2 : 1};
+    p.dilation = {1, 1};
+    const std::vector<int64_t> xd{2, C, rng.integer(9, 16), rng.integer(9, 16)}, wd{K, C, f, f};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    const bool nhwc = iter % 4 != 3;
+    const Layout layout = nhwc ? Layout::nhwc : Layout::nchw;
+    pr.wformat = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, layout));
+    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, layout));
+    pr.y = make_tensor(pr.dtype, yd, packed_strides(yd, layout));
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = std::string(type_name(pr.dtype)) + (nhwc ? " nhwc" : " nchw") + " C" + std::to_string(C) + " K" +
+              std::to_string(K) + " " + std::to_string(xd[2]) + "x" + std::to_string(xd[3]) + " f" +
+              std::to_string(f) + (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    check_all_algorithms(h, rng, pr);
+    if (HasFailure()) break;
+  }
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

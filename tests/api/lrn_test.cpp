@@ -329,6 +329,57 @@ TEST(LrnCrossChannelBackward, ChannelsLastRows) {
   }
 }
 
+// Packed NHWC with channel counts that allow 16-byte row loads (f32: 4,
+// half: 8, double: 2 channels per load): the CUDA row kernels' vector path,
+// short and long rows (fewer warps per CTA when rows are long).
+std::vector<int64_t> packed_channels_last(Rng &, const std::vector<int64_t> &dims) {
+  return packed_strides(dims, Layout::nhwc);
+}
+
+TEST(LrnCrossChannelForward, ChannelsLastVectorRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(306));
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 32, 5, 7}, {1, 64, 3, 9}, {1, 256, 4, 5}, {2, 40, 9, 11}, {1, 1032, 2, 3}, {2, 520, 2, 2}};
+  for (size_t it = 0; it < shapes.size() * 2; ++it) {
+    const std::vector<int64_t> &dims = shapes[it % shapes.size()];
+    const cudnnDataType_t t = rng.pick(kTypes);
+    const LrnParams p = random_params(rng, false, 4);
+    const bool in_place = rng.coin(0.25);
+    const HostTensor x = tensor_with(rng, t, dims, packed_strides(dims, Layout::nhwc), -3, 3);
+    const HostTensor y0 = in_place ? x : tensor_with(rng, t, dims, packed_strides(dims, Layout::nhwc), -2, 2);
+    const AlphaBeta ab = in_place ? AlphaBeta{1, 0} : rng.pick(kAlphaBeta);
+    const Scaling alpha(ab.alpha), beta(ab.beta);
+    const auto want = reference_lrn_forward(p, x, nullptr, alpha.value(t), beta.value(t), y0, compute_of(t));
+    const LrnDesc nd(p);
+    const TensorDesc xd(x), yd(y0);
+    for (size_t h = 0; h < hs.all.size(); ++h) {
+      HostTensor y = y0;
+      if (ab.beta == 0 && !in_place) poison(y);
+      Buffer yb = upload(y);
+      const Buffer xb = upload(x);
+      ASSERT_EQ(cudnnLRNCrossChannelForward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), xd,
+                                            in_place ? yb.get() : xb.get(), beta.for_type(t), yd, yb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << describe(x, p, ab);
+      download(yb, y);
+      EXPECT_TRUE(matches(y, want)) << describe(x, p, ab) << (in_place ? " in place" : "") << " on " << engine_name(h);
+    }
+  }
+}
+
+TEST(LrnCrossChannelBackward, ChannelsLastVectorRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(307));
+  const std::vector<std::vector<int64_t>> shapes = {
+      {2, 32, 5, 7}, {1, 64, 3, 9}, {1, 256, 4, 5}, {2, 40, 9, 11}, {1, 1032, 2, 3}, {2, 520, 2, 2}};
+  for (size_t it = 0; it < shapes.size() * 2; ++it) {
+    const cudnnDataType_t t = rng.pick(kTypes);
+    const LrnParams p = random_params(rng, false, 4);
+    check_backward_case(hs, rng, t, shapes[it % shapes.size()], p, packed_channels_last);
+  }
+}
+
 // ---- Divisive normalization ------------------------------------------------------------
 
 TEST(DivisiveNormalizationForward, RandomShapesLayoutsTypesMeansBlend) {

@@ -257,6 +257,66 @@ TEST(PoolingBackward, MaxStride2NchwTiles) {
   }
 }
 
+// Max forward, square 2x2 / 3x3 windows of stride 2, rows of stride 1
+// (NCHW, rows padded or not) and NHWC: the CUDA engine's row-strip kernels
+// (16-byte vectors, neighbours through shuffles, direct loads at warp edges
+// when a row is wider than 32 vectors or a warp's first column), paddings
+// of 0 or 1, output extents other than the advised ones, NaN rules and
+// blending.
+TEST(PoolingForward, MaxStride2NchwRowStrips) {
+  EngineHandles hs;
+  Rng rng(test_seed(305));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  for (int k = 0; k < 18; ++k) {
+    const cudnnDataType_t dt = types[k % 3];
+    const bool nhwc = k >= 9;
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = rng.coin();
+    const int w = static_cast<int>(rng.integer(2, 3));
+    p.window = {w, w};
+    p.padding = {static_cast<int>(rng.integer(0, w - 1)), static_cast<int>(rng.integer(0, 1))};
+    p.stride = {2, 2};
+    // Widths a multiple of 8, some above 32 vectors of 4 / 8 elements.
+    const int64_t width = nhwc ? rng.integer(3, 40) : 8 * rng.integer(1, k < 3 ? 6 : 40);
+    const int64_t channels = nhwc ? rng.pick(std::vector<int64_t>{8, 16, 32, 64, 128, 24}) : rng.integer(1, 3);
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(3, nhwc ? 20 : 37), width};
+    std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
+    if (rng.coin(0.3))
+      for (int d = 2; d < 4; ++d) ydims[d] = std::max<int64_t>(1, ydims[d] + rng.integer(-1, 1));
+    const int64_t row = width + 8 * rng.integer(0, 1);
+    HostTensor x = nhwc ? make_tensor(dt, xdims, packed_strides(xdims, Layout::nhwc))
+                        : make_tensor(dt, xdims, {xdims[1] * xdims[2] * row, xdims[2] * row, row, 1});
+    fill_distinct(x, rng);
+    if (rng.coin(0.3)) {
+      std::vector<double> v = x.values();
+      for (int i = 0; i < 3; ++i) v[static_cast<size_t>(rng.integer(0, static_cast<int64_t>(v.size()) - 1))] = NAN;
+      x.set_values(v);
+    }
+    HostTensor y0 = make_tensor(dt, ydims, packed_strides(ydims, nhwc ? Layout::nhwc : Layout::nchw));
+    const bool blend = rng.coin(0.4);
+    const double alpha = rng.coin(0.5) ? 1.0 : 0.75, beta = blend ? -0.5 : 0.0;
+    if (blend) fill_random(y0, rng, -2, 2);
+    else poison(y0);
+    const std::vector<Expect> want = reference_pooling_forward(p, x, alpha, beta, y0, compute_of(dt));
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y0);
+    const Scaling a(alpha), b(beta);
+    for (size_t e = 0; e < hs.all.size(); ++e) {
+      Buffer xb = upload(x), yb = upload(y0);
+      ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      HostTensor y = y0;
+      download(yb, y);
+      EXPECT_TRUE(matches(y, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
+                                    << " pad " << p.padding[0] << "," << p.padding[1] << " dims " << xdims[2] << "x"
+                                    << xdims[3];
+      EXPECT_TRUE(gaps_untouched(y, y0));
+    }
+  }
+}
+
 // NaN: PROPAGATE gives NaN where a window holds one; NOT_PROPAGATE skips it.
 TEST(PoolingForward, MaxNanPropagation) {
   EngineHandles hs;

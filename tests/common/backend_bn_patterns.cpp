@@ -651,6 +651,146 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   if (!rms) set_want(b.find(kDbias), db, dbt);
 }
 
+// Instance norm: statistics per (n, c) over the spatial dims, scale / bias
+// per channel; training with optional running statistics.
+void build_instance_norm(const BnPatternConfig &c, Builder &b) {
+  const auto &dims = c.dims;
+  const int rank = static_cast<int>(dims.size());
+  const bool fwd = c.pattern == BnPattern::norm_forward;
+  const auto xs = c.nhwc ? channels_last(dims) : row_major(dims);
+  const std::vector<int64_t> pd = per_channel(dims), ps = row_major(pd);
+  std::vector<int64_t> sd(dims.size(), 1);
+  sd[0] = dims[0], sd[1] = dims[1];
+  const auto ss = row_major(sd);
+  const double eps = 1e-4, factor = 0.25;
+  // Statistics and parameters: DOUBLE for DOUBLE data (double compute), else FLOAT.
+  const cudnnDataType_t pt = c.io_type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const int64_t N = dims[0], C = dims[1], S = count(dims) / (N * C), K = N * C;
+  b.real(kX, "x", c.io_type, dims, xs, false);
+  b.real(kScale, "scale", pt, pd, ps, false, 0.5, 1.5);
+  if (fwd) b.real(kBias, "bias", pt, pd, ps, false, -1, 1);
+  b.scalar(kEps, "epsilon", eps, rank);
+  const auto xv = b.find(kX).data.values();
+  // Element e (logical order) belongs to set e / S (n-major, then c).
+  std::vector<double> mu(K, 0), var(K, 0), istd(K, 0);
+  for (int64_t e = 0; e < N * C * S; ++e) mu[e / S] += xv[e];
+  for (double &m : mu) m /= static_cast<double>(S);
+  for (int64_t e = 0; e < N * C * S; ++e) var[e / S] += (xv[e] - mu[e / S]) * (xv[e] - mu[e / S]);
+  for (int64_t k = 0; k < K; ++k) {
+    var[k] /= static_cast<double>(S);
+    istd[k] = 1 / std::sqrt(var[k] + eps);
+  }
+  const bool stats_in = !fwd || !c.training;
+  const bool running = fwd && c.training && c.running;
+  if (stats_in) {
+    b.real(kMean, "mean", pt, sd, ss, false).data.set_values(mu);
+    b.real(kInv, "inv_variance", pt, sd, ss, false).data.set_values(istd);
+    mu = b.find(kMean).data.values();
+    istd = b.find(kInv).data.values();
+  } else if (c.stats_out) {
+    b.real(kMean, "mean", pt, sd, ss, true);
+    b.real(kInv, "inv_variance", pt, sd, ss, true);
+  }
+  if (running) {
+    b.real(kRmIn, "running_mean_in", pt, sd, ss, false);
+    b.real(kRvIn, "running_var_in", pt, sd, ss, false, 0.5, 2);
+    b.real(kRmOut, "running_mean_out", pt, sd, ss, true);
+    b.real(kRvOut, "running_var_out", pt, sd, ss, true);
+    b.scalar(kFactor, "factor", factor, rank);
+  }
+  const bool has_stats = stats_in || c.stats_out;
+  const auto sv = b.find(kScale).data.values();
+  if (fwd) {
+    b.real(kY, "y", c.io_type, dims, xs, true);
+    b.op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR,
+         {{CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, kX},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, kY},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, kScale},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, kBias},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, has_stats ? kMean : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, has_stats ? kInv : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, kEps},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, running ? kFactor : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, running ? kRmIn : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, running ? kRvIn : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, running ? kRmOut : 0},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, running ? kRvOut : 0}},
+         [&](Desc &o) {
+           EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_INSTANCE_NORM),
+                     CUDNN_STATUS_SUCCESS);
+           EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE,
+                            c.training ? CUDNN_NORM_FWD_TRAINING : CUDNN_NORM_FWD_INFERENCE),
+                     CUDNN_STATUS_SUCCESS);
+         });
+    const auto bv = b.find(kBias).data.values();
+    std::vector<double> y(xv.size()), yt(xv.size());
+    for (int64_t e = 0; e < N * C * S; ++e) {
+      const int64_t k = e / S, ch = k % C;
+      const double xh = (xv[e] - mu[k]) * istd[k];
+      y[e] = sv[ch] * xh + bv[ch];
+      yt[e] = 1e-4 * (std::fabs(sv[ch] * xh) + std::fabs(bv[ch])) + 1e-5;
+    }
+    set_want(b.find(kY), y, yt);
+    if (c.training && c.stats_out) {
+      std::vector<double> it(K), mt(K);
+      for (int64_t k = 0; k < K; ++k) it[k] = 1e-4 * istd[k], mt[k] = 1e-5 * (1 + std::fabs(mu[k]));
+      set_want(b.find(kInv), istd, it);
+      set_want(b.find(kMean), mu, mt);
+    }
+    if (running) {
+      const auto rm = b.find(kRmIn).data.values(), rv = b.find(kRvIn).data.values();
+      std::vector<double> rmo(K), rvo(K), t1(K), t2(K);
+      for (int64_t k = 0; k < K; ++k) {
+        rmo[k] = (1 - factor) * rm[k] + factor * mu[k];
+        // M == 1: the unbiased variance is 0 * inf (NaN), as cuDNN's.
+        rvo[k] = (1 - factor) * rv[k] + factor * var[k] * (S == 1 ? NAN : static_cast<double>(S) / (S - 1));
+        t1[k] = 1e-5 * (1 + std::fabs(rmo[k]));
+        t2[k] = 1e-4 * (1 + std::fabs(rvo[k]));
+      }
+      set_want(b.find(kRmOut), rmo, t1);
+      set_want(b.find(kRvOut), rvo, t2);
+    }
+    return;
+  }
+  b.real(kDy, "dy", c.io_type, dims, xs, false);
+  b.real(kDx, "dx", c.io_type, dims, xs, true);
+  b.real(kDscale, "dscale", pt, pd, ps, true);
+  b.real(kDbias, "dbias", pt, pd, ps, true);
+  b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
+       {{CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, kX},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, kDy},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, kScale},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, kMean},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, kInv},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, kDscale},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, kDbias},
+        {CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, kDx}},
+       [&](Desc &o) {
+         EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_INSTANCE_NORM),
+                   CUDNN_STATUS_SUCCESS);
+       });
+  const auto dyv = b.find(kDy).data.values();
+  std::vector<double> dx(xv.size()), dxt(xv.size()), ds(C, 0), dst(C, 1e-6), db(C, 0), dbt(C, 1e-6);
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t ch = k % C;
+    double sh = 0, shx = 0, ah = 0, ahx = 0;
+    for (int64_t e = k * S; e < (k + 1) * S; ++e) {
+      const double xh = (xv[e] - mu[k]) * istd[k], h = sv[ch] * dyv[e];
+      sh += h, shx += h * xh, ah += std::fabs(h), ahx += std::fabs(h * xh);
+      ds[ch] += dyv[e] * xh, dst[ch] += kTol * (std::fabs(dyv[e]) * (1 + std::fabs(xh)));
+      db[ch] += dyv[e], dbt[ch] += kTol * std::fabs(dyv[e]);
+    }
+    for (int64_t e = k * S; e < (k + 1) * S; ++e) {
+      const double xh = (xv[e] - mu[k]) * istd[k], h = sv[ch] * dyv[e];
+      dx[e] = istd[k] * (h - sh / S - xh * shx / S);
+      dxt[e] = istd[k] * kTol * 4 * (std::fabs(h) + ah / S + std::fabs(xh) * (1 + ahx / S)) + 1e-6;
+    }
+  }
+  set_want(b.find(kDx), dx, dxt);
+  set_want(b.find(kDscale), ds, dst);
+  set_want(b.find(kDbias), db, dbt);
+}
+
 }  // namespace
 
 std::string BnPatternConfig::name() const {
@@ -670,7 +810,8 @@ std::string BnPatternConfig::name() const {
     case BnPattern::dgrad_drelu_bn_bwd_weight: os << " k=" << k; break;
     case BnPattern::norm_forward:
     case BnPattern::norm_backward:
-      os << (norm_mode == CUDNN_RMS_NORM ? " rms" : " layer") << (training ? " train" : " infer")
+      os << (norm_mode == CUDNN_RMS_NORM ? " rms" : norm_mode == CUDNN_INSTANCE_NORM ? " instance" : " layer")
+         << (training ? " train" : " infer")
          << (nhwc ? " nhwc" : " nchw") << (stats_out ? "" : " no-stats");
       break;
     default: break;
@@ -688,7 +829,12 @@ PatternGraph build_bn_pattern(const BnPatternConfig &c, Rng &rng) {
     case BnPattern::dgrad_drelu_bn_bwd_weight: build_dgrad_drelu_bn(c, b); break;
     case BnPattern::dbn_apply: build_dbn_apply(c, b); break;
     case BnPattern::norm_forward:
-    case BnPattern::norm_backward: build_norm(c, b); break;
+    case BnPattern::norm_backward:
+      if (c.norm_mode == CUDNN_INSTANCE_NORM)
+        build_instance_norm(c, b);
+      else
+        build_norm(c, b);
+      break;
   }
   return g;
 }

@@ -10,7 +10,7 @@
 //    y_bn = ((x_bn + (-1) * mean) * inv_std) * scale + bias recomputed by
 //    pointwise ops -> BN_BWD_WEIGHTS -> dscale, dbias, A, B, C.
 //  - dBNApply: dx = A * dy + B * x + C.
-//  - layer / RMS norm forward (training or inference) and backward.
+//  - layer / RMS / instance norm forward (training or inference) and backward.
 // Data tensors are NHWC packed (channels innermost), 4D or 5D; statistics and
 // parameters float. Tolerances are a few float roundings of the magnitudes
 // involved (the library computes in float); a mask bit whose pre-activation
@@ -40,7 +40,8 @@ struct BnPatternConfig {
   bool drelu = true, dz_real = false;
   // Dgrad: dy's channel count (the filter is k x C x 3 x 3, padding 1).
   int64_t k = 4;
-  // Layer / RMS norm (norm_forward / norm_backward).
+  // Layer / RMS / instance norm (norm_forward / norm_backward; instance norm
+  // with running statistics when `running` and training).
   cudnnBackendNormMode_t norm_mode = CUDNN_LAYER_NORM;
   bool training = true;
   bool stats_out = true;  // training: mean / inv_variance outputs

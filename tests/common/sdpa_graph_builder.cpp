@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/backend_ops.hpp"
+#include "common/expect_status.hpp"
 
 namespace fdnn_test {
 
@@ -31,7 +32,7 @@ Desc *GraphOpBuilder::virt(cudnnDataType_t t, const std::vector<int64_t> &dims, 
 }
 
 void GraphOpBuilder::add(Desc *op) {
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
   g_.ops.push_back(op);
 }
 

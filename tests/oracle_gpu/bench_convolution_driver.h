@@ -1,8 +1,11 @@
 /* The driver the convolution speed programs share (bench_convolution.c,
- * bench_convolution_f32.c): each library picks its own fastest algorithm
- * with cudnnFind*Algorithm, then that algorithm is timed (median of 15 runs
- * after 3 warm-up runs, CUDA events on the handle's stream); each layer
- * prints a "bench" line (bytes: x, w and y once each) and a TFLOP/s line. */
+ * bench_convolution_bf16.c, bench_convolution_f32.c): each library picks its
+ * own fastest algorithm with cudnnFind*Algorithm, then that algorithm is
+ * timed (median of 9 runs after 2 warm-up runs, CUDA events on the handle's
+ * stream); each layer prints a "bench" line (bytes: x, w and y once each)
+ * and a TFLOP/s line. bench_resnet50() runs the issue's matrix for one type
+ * and layout: the seven ResNet-50 layers at batch 32 and 256, three
+ * directions each. */
 #ifndef FREEDNN_BENCH_CONVOLUTION_DRIVER_H
 #define FREEDNN_BENCH_CONVOLUTION_DRIVER_H
 
@@ -47,9 +50,9 @@ static int cmp_float(const void *a, const void *b) {
 static double time_ms(const Ctx *c, cudnnStatus_t *st) {
   *st = run(c);
   if (*st != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 3; ++i) run(c);
+  for (int i = 0; i < 2; ++i) run(c);
   CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 15 };
+  enum { kRuns = 9 };
   float t[kRuns];
   for (int i = 0; i < kRuns; ++i) {
     CUDA_OK(cudaEventRecord(ev0, stream));
@@ -87,11 +90,17 @@ static int find_best(Ctx *c) {
   return 1;
 }
 
+/* Random nonzero values: a block of up to 2^20 + 7 drawn on the host,
+ * repeated over the buffer (an odd period, so rows do not repeat in step). */
 static void fill(cudnnDataType_t t, void *dev, size_t count) {
-  size_t es = oracle_type_size(t);
-  void *h = malloc(count * es);
-  for (size_t i = 0; i < count; ++i) oracle_store(t, h, i, oracle_nonzero(0.1, 1.0));
-  CUDA_OK(cudaMemcpy(dev, h, count * es, cudaMemcpyHostToDevice));
+  const size_t es = oracle_type_size(t);
+  const size_t block = count < (1u << 20) + 7 ? count : (1u << 20) + 7;
+  void *h = malloc(block * es);
+  for (size_t i = 0; i < block; ++i) oracle_store(t, h, i, oracle_nonzero(0.1, 1.0));
+  for (size_t off = 0; off < count; off += block) {
+    const size_t n = count - off < block ? count - off : block;
+    CUDA_OK(cudaMemcpy((char *)dev + off * es, h, n * es, cudaMemcpyHostToDevice));
+  }
   free(h);
 }
 
@@ -151,6 +160,25 @@ static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, in
   cudnnDestroyTensorDescriptor(cx.y);
   cudnnDestroyFilterDescriptor(cx.w);
   cudnnDestroyConvolutionDescriptor(cx.conv);
+}
+
+/* The issue's matrix for one type and layout: the seven ResNet-50 layers
+ * (C, HW, K, R, stride, pad) at batch 32 and 256, three directions each.
+ * Names: conv.r50.<C>x<HW>.<R>x<R>[s<stride>].<K>.b<N>.<dir>.<layout>.<type>. */
+static void bench_resnet50(cudnnDataType_t t, int nhwc) {
+  static const int layers[7][6] = {{64, 56, 64, 1, 1, 0},    {64, 56, 64, 3, 1, 1},   {64, 56, 256, 1, 1, 0},
+                                   {128, 28, 128, 3, 1, 1},  {256, 14, 256, 3, 1, 1}, {512, 7, 512, 3, 1, 1},
+                                   {3, 224, 64, 7, 2, 3}};
+  for (int l = 0; l < 7; ++l) {
+    for (int b = 0; b < 2; ++b) {
+      const int *L = layers[l];
+      const int n = b == 0 ? 32 : 256;
+      char name[96];
+      if (L[4] == 1) snprintf(name, sizeof name, "r50.%dx%d.%dx%d.%d.b%d", L[0], L[1], L[3], L[3], L[2], n);
+      else snprintf(name, sizeof name, "r50.%dx%d.%dx%ds%d.%d.b%d", L[0], L[1], L[3], L[3], L[4], L[2], n);
+      bench_layer(name, t, nhwc, n, L[0], L[1], L[2], L[3], L[4], L[5]);
+    }
+  }
 }
 
 static void bench_begin(uint64_t seed) {

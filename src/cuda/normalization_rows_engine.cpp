@@ -1,0 +1,190 @@
+// cuda.normalization.rows: the CUDA engine for layer norm, RMS norm and
+// instance norm whose statistics sets are contiguous rows of x (layer / RMS
+// norm over the trailing dims; instance norm over the spatial dims of NCHW),
+// forward training / inference and backward. cuda.normalization takes
+// scale and bias of the statistics' shape only (batch norm); here scale,
+// bias, dscale and dbias are per position in the row (laid out as the row
+// is) or, for instance norm, per channel. Kernels in cuda/normalization_rows.cu.
+#include <algorithm>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "core/normalization_support.hpp"
+#include "cuda/cuda_util.hpp"
+#include "cuda/normalization_rows_args.hpp"
+
+namespace fdnn::cuda {
+namespace {
+
+bool data_type_ok(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+}
+
+Support check_rows(const graph::Graph &g, RowsArgs *out) {
+  if (Support s = check_single_normalization(g, true); !s) return s;
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const bool instance = op.mode == CUDNN_INSTANCE_NORM;
+  if (op.mode != CUDNN_LAYER_NORM && op.mode != CUDNN_RMS_NORM && !instance)
+    return Support::no("not layer, RMS or instance norm");
+  if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
+    return Support::no("fused residual / activation are not implemented here");
+  const graph::Tensor &x = g.tensor(op.x);
+  if (!data_type_ok(x.dtype)) return Support::no("x's type");
+  const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
+  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
+  for (graph::Uid u : {op.y, op.dy, op.dx}) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (t.dtype != x.dtype) return Support::no("data tensors differ in type");
+    if (t.strides != x.strides) return Support::no("data tensors differ in strides");
+  }
+  const int rank = x.rank();
+  const NormShape shape = normalization_shape(g, op);
+  if (instance) {
+    if (rank < 3) return Support::no("instance norm needs N, C and spatial dims");
+    const std::vector<int64_t> st = normalization_stats_dims(g, op);
+    for (int d = 0; d < rank; ++d)
+      if (st[d] != (d < 2 ? x.dims[d] : 1)) return Support::no("statistics are not [N, C, 1, ...]");
+  }
+  // The reduced dims: one contiguous block of x, innermost stride 1.
+  std::vector<int> red, kept;
+  for (int d = 0; d < rank; ++d) {
+    if (x.dims[d] == 1) continue;
+    (shape.reduced[d] ? red : kept).push_back(d);
+  }
+  if (kept.size() > 2) return Support::no("more than two kept dims");
+  std::stable_sort(red.begin(), red.end(), [&](int a, int b) { return x.strides[a] > x.strides[b]; });
+  int64_t step = 1;
+  for (size_t i = red.size(); i-- > 0;) {
+    if (x.strides[red[i]] != step) return Support::no("a normalised set is not one contiguous row of x");
+    step *= x.dims[red[i]];
+  }
+  RowsArgs a;
+  a.rows = shape.groups;
+  a.width = shape.count;
+  if (a.rows < 1 || a.width < 1) return Support::no("empty tensor");
+  if (a.rows >= (int64_t{1} << 31) || a.width >= (int64_t{1} << 31)) return Support::no("too large");
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const size_t slot = kept.size() == 1 ? 1 : i;
+    a.kd[slot] = x.dims[kept[i]];
+    a.x_stride[slot] = x.strides[kept[i]];
+  }
+  const cudnnDataType_t ct = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const graph::Uid stats[kRowsStats] = {op.mean,           op.inv_variance,     op.variance,      op.running_mean_in,
+                                        op.running_var_in, op.running_mean_out, op.running_var_out};
+  for (int j = 0; j < kRowsStats; ++j) {
+    if (stats[j] == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(stats[j]);
+    if (t.dtype != ct || t.by_value) return Support::no("statistics type");
+    for (size_t i = 0; i < kept.size(); ++i)
+      a.stat_stride[j][kept.size() == 1 ? 1 : i] = t.dims[kept[i]] == 1 ? 0 : t.strides[kept[i]];
+  }
+  const graph::Uid params[kRowsParams] = {op.scale, op.bias, op.dscale, op.dbias};
+  for (int j = 0; j < kRowsParams; ++j) {
+    if (params[j] == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(params[j]);
+    if (t.dtype != ct || t.by_value) return Support::no("parameter type");
+    if (instance) {
+      for (int d = 0; d < rank; ++d)
+        if (d != 1 && t.dims[d] != 1) return Support::no("scale / bias are not [1, C, 1, ...]");
+      if (j >= kRDscale && t.dims[1] != x.dims[1]) return Support::no("dscale / dbias broadcast over channels");
+      a.param_stride[j] = t.dims[1] == 1 ? 0 : t.strides[1];
+      continue;
+    }
+    // Per position: laid out as x's row (same dims and strides on the reduced dims).
+    for (int d = 0; d < rank; ++d) {
+      if (!shape.reduced[d] && t.dims[d] != 1) return Support::no("scale / bias vary along a kept dim");
+      if (shape.reduced[d] && x.dims[d] > 1 && (t.dims[d] != x.dims[d] || t.strides[d] != x.strides[d]))
+        return Support::no("scale / bias are not laid out as x's rows");
+    }
+  }
+  a.per_channel = instance;
+  a.channels = x.dims[1];
+  a.rms = op.mode == CUDNN_RMS_NORM;
+  a.backward = op.backward;
+  a.training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
+  a.stats_given = op.backward ? op.inv_variance != graph::kNoTensor : op.phase == CUDNN_NORM_FWD_INFERENCE;
+  a.var_given = !op.backward && op.variance != graph::kNoTensor;
+  a.param_grads = op.backward && (op.dscale != graph::kNoTensor || op.dbias != graph::kNoTensor);
+  a.unbias = unbias_factor(a.width);
+  a.data_type = x.dtype;
+  if (out) *out = a;
+  return Support::yes();
+}
+
+// Threads per block: about four elements per thread, 32 to 1024; blocks:
+// enough to fill the GPU (backward: partial rows of the parameter gradients
+// per block bounded to 2^24 elements).
+void choose_launch(RowsArgs &a) {
+  int t = 32;
+  while (t < 1024 && int64_t{t} * 4 < a.width) t *= 2;
+  a.threads = t;
+  const int64_t per_sm = std::max(1, 2048 / t);
+  int64_t blocks = std::min<int64_t>(a.rows, int64_t{sm_count()} * per_sm);
+  if (a.backward && !a.per_channel && a.param_grads)
+    blocks = std::min<int64_t>(blocks, std::max<int64_t>(1, (int64_t{1} << 24) / (2 * a.width)));
+  a.blocks = static_cast<int>(std::max<int64_t>(1, blocks));
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, RowsArgs a) : ExecutionPlan(e), args_(a) { choose_launch(args_); }
+
+  size_t workspace_size() const override { return normalization_rows_workspace_bytes(args_); }
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+    RowsArgs a = args_;
+    const auto get = [&](graph::Uid u) -> void * {
+      if (u == graph::kNoTensor) return nullptr;
+      void *p = pack.get(u);
+      if (p == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u);
+      return p;
+    };
+    a.x = get(op.x);
+    a.y = get(op.y);
+    a.dy = get(op.dy);
+    a.dx = get(op.dx);
+    const graph::Uid stats[kRowsStats] = {op.mean,           op.inv_variance,     op.variance,      op.running_mean_in,
+                                          op.running_var_in, op.running_mean_out, op.running_var_out};
+    for (int j = 0; j < kRowsStats; ++j) a.stat[j] = get(stats[j]);
+    const graph::Uid params[kRowsParams] = {op.scale, op.bias, op.dscale, op.dbias};
+    for (int j = 0; j < kRowsParams; ++j) a.param[j] = get(params[j]);
+    if (op.backward) a.param[kRBias] = nullptr;
+    a.epsilon = op.epsilon;
+    a.factor = op.exp_avg_factor;
+    a.alpha = op.blend.alpha;
+    a.beta = op.blend.beta;
+    a.alpha_p = op.param_blend.alpha;
+    a.beta_p = op.param_blend.beta;
+    const size_t ws = workspace_size();
+    if (ws > 0 && (pack.workspace == nullptr || pack.workspace_size < ws))
+      fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: no workspace");
+    launch_normalization_rows(a, pack.workspace, ctx.stream);
+  }
+
+ private:
+  RowsArgs args_;
+};
+
+class CudaRowsNormalizationEngine final : public Engine {
+ public:
+  const char *name() const override { return "cuda.normalization.rows"; }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  Support supports(const graph::Graph &g) const override { return check_rows(g, nullptr); }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    RowsArgs a;
+    Support s = check_rows(g, &a);
+    if (!s) fail(CUDNN_STATUS_NOT_SUPPORTED, s.reason);
+    return std::make_unique<Plan>(*this, a);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cuda
+
+using fdnn::cuda::CudaRowsNormalizationEngine;
+FDNN_REGISTER_ENGINE(CudaRowsNormalizationEngine)
