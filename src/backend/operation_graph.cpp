@@ -31,6 +31,49 @@ bool same_tensor(const graph::Tensor &a, const graph::Tensor &b) {
          a.by_value == b.by_value && a.view_of == b.view_of;
 }
 
+// A RESHAPE is a copy from a view of x into y. When x is a caller's tensor
+// and y is virtual, y needs no memory of its own: y becomes the view (x's
+// memory read with the view's strides, a caller's tensor like x) and the
+// copy goes. Fusing engines then see the transposes of cudnn-frontend's
+// graphs (K -> K^T, dO -> dO^T) as the strided operands they take.
+void collapse_view_copies(std::map<graph::Uid, graph::Tensor> &tensors, std::vector<graph::Op> &ops,
+                          std::vector<graph::OpIo> &ios, std::map<graph::Uid, int> &producer,
+                          std::vector<GraphBinding> &bindings) {
+  std::vector<bool> keep(ops.size(), true);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto *copy = std::get_if<graph::PointwiseOp>(&ops[i]);
+    if (copy == nullptr || copy->mode != CUDNN_POINTWISE_IDENTITY || copy->b != graph::kNoTensor) continue;
+    auto view = tensors.find(copy->x);
+    auto y = tensors.find(copy->y);
+    if (view == tensors.end() || y == tensors.end() || !view->second.is_view() || view->second.is_virtual ||
+        !y->second.is_virtual || y->second.dtype != view->second.dtype)
+      continue;
+    graph::Tensor collapsed = view->second;
+    collapsed.uid = y->first;
+    y->second = collapsed;
+    tensors.erase(view);
+    keep[i] = false;
+  }
+  if (std::all_of(keep.begin(), keep.end(), [](bool k) { return k; })) return;
+  std::vector<size_t> new_index(ops.size(), 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    new_index[i] = kept;
+    if (!keep[i]) continue;
+    if (kept != i) {
+      ops[kept] = std::move(ops[i]);
+      ios[kept] = std::move(ios[i]);
+    }
+    ++kept;
+  }
+  ops.resize(kept);
+  ios.resize(kept);
+  for (GraphBinding &b : bindings) b.op_index = new_index[b.op_index];
+  producer.clear();
+  for (size_t i = 0; i < ios.size(); ++i)
+    for (graph::Uid u : ios[i].outputs) producer[u] = static_cast<int>(i);
+}
+
 }  // namespace
 
 OperationGraphDescriptor::OperationGraphDescriptor()
@@ -56,6 +99,7 @@ void OperationGraphDescriptor::do_finalize() {
   std::map<graph::Uid, graph::Tensor> tensors;
   std::map<graph::Uid, int> producer;
   std::vector<graph::OpIo> ios;
+  std::vector<graph::Op> ops;
   for (cudnnBackendDescriptor_t h : value(CUDNN_ATTR_OPERATIONGRAPH_OPS).all<cudnnBackendDescriptor_t>()) {
     const Descriptor &d = live(h, "an element of OPS");
     check_arg(is_operation_type(d.type()), "an element of OPS is a descriptor of type ", static_cast<int>(d.type()),
@@ -81,9 +125,11 @@ void OperationGraphDescriptor::do_finalize() {
         producer[u] = static_cast<int>(ios.size());
       }
       ios.push_back(io);
-      g->add_op(*part);
+      ops.push_back(*part);
     }
   }
+  collapse_view_copies(tensors, ops, ios, producer, state->bindings);
+  for (graph::Op &op : ops) g->add_op(std::move(op));
   // Every virtual tensor must come from an operation of this graph (a view
   // from the tensor it reads, which its RESHAPE recorded too).
   for (const auto &[uid, t] : tensors)

@@ -242,6 +242,20 @@ TEST_F(BackendSdpaBwd, GroupedAndMultiQuery) {
   check(c, 72);
 }
 
+// cudnn-frontend's form of the transposes: Q^T, K, dO^T and V^T are RESHAPE
+// views of Q, K^T, dO and V. The graph collapses them into strided views of
+// the caller's tensors, so the fused engine still runs it first.
+TEST_F(BackendSdpaBwd, FrontendReshapes) {
+  SdpaBwdConfig c = cfg(2, 2, 2, 37, 45, 16, 12);
+  c.reshapes = true;
+  check(c, 80);
+  c.f.causal = true, c.f.bshd = true, c.f.io_type = CUDNN_DATA_HALF;
+  check(c, 81);
+  c = cfg(1, 4, 2, 24, 24, 16, 16);  // square scores: the transposes keep their dims' extents
+  c.reshapes = true, c.f.io_type = CUDNN_DATA_BFLOAT16;
+  check(c, 82);
+}
+
 // The float64 reference against central differences of the float64 forward
 // L = sum(dO * O): dL/dQ, dL/dK, dL/dV; and the library's first engine
 // against the same numbers.

@@ -9,7 +9,9 @@
 
 namespace fdnn_test {
 
-std::string SdpaBwdConfig::name() const { return "bwd " + f.name() + (dbias ? " dbias" : ""); }
+std::string SdpaBwdConfig::name() const {
+  return "bwd " + f.name() + (dbias ? " dbias" : "") + (reshapes ? " reshapes" : "");
+}
 
 namespace {
 
@@ -70,13 +72,25 @@ class BwdBuilder : public SdpaGraphBuilder {
     const SdpaShapes &fs = sh_;
     Desc *q = real(kSdpaQ, io, fs.q_dims, fs.q_strides);
     Desc *kt = real(kSdpaK, io, fs.kt_dims, fs.kt_strides);
-    Desc *vt = real(kSdpaV, io, bsh_.vt_dims, bsh_.vt_strides);
     Desc *o = real(kSdpaO, io, fs.o_dims, fs.o_strides);
     Desc *d_o = real(kBwdDO, io, fs.o_dims, fs.o_strides);
     Desc *stats = real(kSdpaStats, CUDNN_DATA_FLOAT, fs.row_dims);
-    Desc *qt = real(kBwdQT, io, bsh_.qt_dims, bsh_.qt_strides);
-    Desc *kn = real(kBwdKn, io, fs.k_dims, fs.k_strides);
-    Desc *dot = real(kBwdDOT, io, bsh_.dot_dims, bsh_.dot_strides);
+    Desc *vt, *qt, *kn, *dot;
+    if (c_.reshapes) {
+      vt = virt(io, bsh_.vt_dims, bsh_.vt_strides);
+      reshape(real(kSdpaV, io, fs.v_dims, fs.v_strides), vt);
+      qt = virt(io, bsh_.qt_dims, bsh_.qt_strides);
+      reshape(q, qt);
+      kn = virt(io, fs.k_dims, fs.k_strides);
+      reshape(kt, kn);
+      dot = virt(io, bsh_.dot_dims, bsh_.dot_strides);
+      reshape(d_o, dot);
+    } else {
+      vt = real(kSdpaV, io, bsh_.vt_dims, bsh_.vt_strides);
+      qt = real(kBwdQT, io, bsh_.qt_dims, bsh_.qt_strides);
+      kn = real(kBwdKn, io, fs.k_dims, fs.k_strides);
+      dot = real(kBwdDOT, io, bsh_.dot_dims, bsh_.dot_strides);
+    }
 
     // Dot = sum over d_v of dO * O, times 1 (with dropout: the keep
     // probability, by value).

@@ -21,13 +21,12 @@
 //   dQ_accum = MATMUL(dS, K) (caller float tensor), dQ = IDENTITY(dQ_accum);
 //          with dBias: dQ = MATMUL(dS, K) directly (the frontend's two forms)
 //
-// The frontend expresses P^T, dS^T and K as RESHAPE ops whose output dims
-// permute the input's (cuDNN's default view reshape: the same memory read
-// with permuted strides). FreeDNN's reshape is the logical one and one uid
-// has one description, so these graphs write the transposes as strides:
-// dV and dK are written as dV^T / dK^T (dims [.., d, s_kv], dV's strides
-// swapped) and dO^T, Q^T and K are extra uids the caller binds to the same
-// memory as dO, Q and K^T. Casts (the reshapes' type change) are IDENTITY.
+// The frontend expresses the transposes as RESHAPE ops whose output dims
+// permute the input's (cuDNN's view reshape: the same memory read with
+// permuted strides). These graphs write dV and dK as dV^T / dK^T (dims
+// [.., d, s_kv], dV's strides swapped), and form dO^T, Q^T and K either as
+// extra uids the caller binds to the same memory as dO, Q and K^T, or
+// (reshapes) as RESHAPE views. Casts (the reshapes' type change) are IDENTITY.
 #pragma once
 
 #include <cudnn.h>
@@ -42,6 +41,9 @@ struct SdpaBwdConfig {
   SdpaConfig f;         // the forward problem (its stats and p_scale are ignored; dropout applies)
   bool dbias = false;   // with f.bias: dBias [1, h, s_q, s_kv] float output
   bool gapped = false;  // dQ, dK, dV with gaps between rows and matrices (their own strides)
+  // Q^T, K, dO^T and V^T as the frontend forms them: virtual RESHAPE views of
+  // Q, K^T, dO and V (V then bound in its own dims), not extra caller uids.
+  bool reshapes = false;
   std::string name() const;
 };
 

@@ -53,6 +53,13 @@ void GraphOpBuilder::matmul(Desc *a, Desc *b, Desc *c) {
   add(op);
 }
 
+void GraphOpBuilder::reshape(Desc *x, Desc *y) {
+  auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR));
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d), CUDNN_STATUS_SUCCESS);
+  add(op);
+}
+
 void GraphOpBuilder::pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t, int64_t axis,
                           cudnnDataType_t math) {
   auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));

@@ -30,6 +30,7 @@ class GraphOpBuilder {
   void pw(cudnnPointwiseMode_t mode, Desc *x, Desc *b, Desc *y, Desc *t = nullptr, int64_t axis = -1,
           cudnnDataType_t math = CUDNN_DATA_FLOAT);
   void reduce(cudnnReduceTensorOp_t mode, Desc *x, Desc *y);
+  void reshape(Desc *x, Desc *y);
   // The y of a BERNOULLI RNG op drawing 1 with probability `keep`.
   Desc *bernoulli(double keep, Desc *seed, Desc *offset, Desc *y);
 
