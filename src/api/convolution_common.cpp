@@ -3,6 +3,8 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
+#include <utility>
+
 namespace fdnn::api {
 
 using graph::ConvDirection;
@@ -125,7 +127,7 @@ void run_convolution(cudnnContext &h, const char *fn, ConvProblem &p, const void
     pack.workspace = workspace;
     pack.workspace_size = workspace_bytes;
   }
-  run_graph(h, fn, p.g, pack);
+  execute_plan(h, fn, *plan, p.g, std::move(pack));  // the plan found above: one cache lookup per call
 }
 
 }  // namespace fdnn::api

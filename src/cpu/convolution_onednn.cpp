@@ -491,9 +491,9 @@ class OnednnConvPlan final : public ExecutionPlan {
           continue;
         }
         if (i == 1 && split_kc_ > 0) continue;
-        memory um(*udesc[i], dnnl_cpu(), user[i]);
+        memory &um = rebind(user_mem_[i], *udesc[i], user[i]);
         if (staged_[i]) {
-          prim_mem[i] = memory(*pdesc[i], dnnl_cpu(), scratch + stage_offset_[i]);
+          prim_mem[i] = rebind(stage_mem_[i], *pdesc[i], scratch + stage_offset_[i]);
           in_reorder_[i].execute(strm, um, prim_mem[i]);
         } else {
           prim_mem[i] = um;
@@ -509,10 +509,11 @@ class OnednnConvPlan final : public ExecutionPlan {
       // BFLOAT16 outputs that are not written in place go through the
       // FLOAT-output primitive: one rounding, after the blend.
       const Choice &run = has_t_ && !direct ? t_ : c_;
-      prim_mem[out_] = direct ? memory(*pdesc[out_], dnnl_cpu(), user[out_])
-                              : memory(tdesc_, dnnl_cpu(), scratch + temp_offset_);
-      memory pad(run.scratchpad, dnnl_cpu(), scratch + pad_offset_);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SCRATCHPAD, pad}};
+      prim_mem[out_] = direct ? rebind(out_direct_mem_, *pdesc[out_], user[out_])
+                              : rebind(out_temp_mem_, tdesc_, scratch + temp_offset_);
+      memory &pad = rebind(&run == &t_ ? pad_mem_[1] : pad_mem_[0], run.scratchpad, scratch + pad_offset_);
+      std::unordered_map<int, memory> &args = args_;
+      args[DNNL_ARG_SCRATCHPAD] = pad;
       switch (geo_.direction) {
         case Dir::forward:
           args[DNNL_ARG_SRC] = prim_mem[0];
@@ -674,6 +675,16 @@ class OnednnConvPlan final : public ExecutionPlan {
   // (a backend plan may be run through several handles).
   mutable std::mutex exec_mutex_;
   mutable dnnl::stream stream_{dnnl_cpu()};
+  // Memory objects of the common path, made on the first call and given new
+  // data handles after (exec_mutex_ held): creating them on every call cost
+  // about a third of a small convolution's time in the API layer.
+  mutable memory user_mem_[3], stage_mem_[3], out_direct_mem_, out_temp_mem_, pad_mem_[2];
+  mutable std::unordered_map<int, memory> args_;
+  static memory &rebind(memory &m, const memory::desc &d, void *p) {
+    if (!m) m = memory(d, dnnl_cpu(), p);
+    else m.set_data_handle(p);
+    return m;
+  }
 
   ConvGeometry geo_;
   Choice c_;

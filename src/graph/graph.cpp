@@ -85,7 +85,15 @@ std::string Graph::structural_key() const {
   thread_local std::ostringstream os;
   os.str(std::string());
   os.clear();
-  for (const Op &op : ops_) std::visit([&](const auto &o) { describe(os, o, false); }, op);
+  for (const Op &op : ops_) {
+    if (const auto *conv = std::get_if<ConvolutionOp>(&op)) {
+      key += os.str();
+      os.str(std::string());
+      append_structural_key(key, *conv);
+      continue;
+    }
+    std::visit([&](const auto &o) { describe(os, o, false); }, op);
+  }
   key += os.str();
   return key;
 }

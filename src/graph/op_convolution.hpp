@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "graph/blend.hpp"
@@ -44,5 +45,9 @@ struct ConvolutionOp {
 
 // One op in the graph's text forms (structural key and verbose lines).
 void describe(std::ostream &os, const ConvolutionOp &op, bool with_values);
+// The same structure as describe(os, op, false), appended as raw bytes: the
+// legacy convolution calls build this key on every call, and formatting
+// numbers through an ostream cost more than some small convolutions.
+void append_structural_key(std::string &key, const ConvolutionOp &op);
 
 }  // namespace fdnn::graph
