@@ -71,6 +71,7 @@ void BackendPlan::execute() { check_status(cudnnBackendExecute(handle_, plan_->d
 
 GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> &ops, cudnnBackendHeurMode_t mode) {
   GraphPlan p;
+  p.handle = handle;
   p.graph = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   std::vector<cudnnBackendDescriptor_t> raw;
   for (fdnn_test::Desc *o : ops) raw.push_back(o->d);
@@ -99,6 +100,24 @@ GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> 
                "plan workspace size");
   p.workspace = fdnn_test::Buffer(static_cast<size_t>(std::max<int64_t>(ws, 1)));
   return p;
+}
+
+void GraphPlan::bind(const std::vector<int64_t> &uids, const std::vector<void *> &ptrs) {
+  pack = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  check_status(pack->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
+  check_status(pack->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
+  check_status(pack->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, workspace.get()),
+               "set pack workspace");
+  check_status(pack->finalize(), "finalize variant pack");
+}
+
+void GraphPlan::execute() { check_status(cudnnBackendExecute(handle, plan->d, pack->d), "cudnnBackendExecute"); }
+
+bool strip_suffix(std::string &name, const std::string &suffix) {
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  name.resize(name.size() - suffix.size());
+  return true;
 }
 
 }  // namespace bench

@@ -7,6 +7,7 @@
 #include <cudnn.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/buffer.hpp"
@@ -55,11 +56,20 @@ class BackendPlan {
 
 // A multi-operation graph planned through the first engine config that
 // heuristics `mode` offer (FALLBACK: the op-by-op engine), with a workspace
-// of the plan's size; the descriptors stay alive with it.
+// of the plan's size; the descriptors stay alive with it. bind() makes the
+// variant pack (uids -> ptrs, and the workspace) that execute() runs.
 struct GraphPlan {
-  std::unique_ptr<fdnn_test::Desc> graph, heur, cfg, plan;
+  cudnnHandle_t handle = nullptr;
+  std::unique_ptr<fdnn_test::Desc> graph, heur, cfg, plan, pack;
   fdnn_test::Buffer workspace;
+
+  void bind(const std::vector<int64_t> &uids, const std::vector<void *> &ptrs);
+  void execute();
 };
 GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> &ops, cudnnBackendHeurMode_t mode);
+
+// Removes `suffix` from the end of `name` when name is longer than it
+// (the algorithm names' -opbyop, -nhwc); says whether it did.
+bool strip_suffix(std::string &name, const std::string &suffix);
 
 }  // namespace bench

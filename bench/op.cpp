@@ -43,6 +43,13 @@ std::string number_text(double v) {
   return buf;
 }
 
+std::string blend_text(const Problem &p) {
+  std::string t;
+  if (p.knobs.alpha != 1) t += " --alpha=" + number_text(p.knobs.alpha);
+  if (p.knobs.beta) t += " --beta=" + number_text(*p.knobs.beta);
+  return t;
+}
+
 std::string problem_text(const Problem &p) {
   std::string text = "--op=" + p.knobs.op;
   if (const OpFamily *f = OpRegistry::instance().find(p.knobs.op)) {

@@ -89,6 +89,10 @@ class OpRegistry {
 // A knob value as short text: 1, 0.5, 1e-05.
 std::string number_text(double v);
 
+// " --alpha=A" unless alpha is 1, then " --beta=B" when beta was given: the
+// blending knobs of a problem as knobs_text() writes them.
+std::string blend_text(const Problem &p);
+
 // The full command-line text of a problem ("--op=add --dt=f32 ... 8x8:1x8").
 std::string problem_text(const Problem &p);
 

@@ -204,9 +204,7 @@ class BnFamily : public OpFamily {
   std::string knobs_text(const Problem &p) const override {
     std::string t = "--alg=" + (p.knobs.alg.empty() ? std::string("train") : p.knobs.alg) + " --dt=" + p.knobs.dt +
                     " --stag=" + p.knobs.stag;
-    if (p.knobs.alpha != 1) t += " --alpha=" + number_text(p.knobs.alpha);
-    if (p.knobs.beta) t += " --beta=" + number_text(*p.knobs.beta);
-    return t;
+    return t + blend_text(p);
   }
   std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
     return std::make_unique<BnRun>(handle, p);

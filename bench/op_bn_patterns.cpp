@@ -13,13 +13,12 @@
 // No oneDNN peer: no oneDNN primitive has these exact semantics (its batch
 // normalization fuses ReLU but not the residual add with a separate mask
 // output, nor the dgrad with BN_BWD_WEIGHTS).
-#include <map>
 #include <memory>
 #include <stdexcept>
 
 #include "backend_plan.hpp"
+#include "bn_pattern_run.hpp"
 #include "common/backend_bn_patterns.hpp"
-#include "common/backend_graph.hpp"
 #include "default_set.hpp"
 #include "dtype.hpp"
 #include "op.hpp"
@@ -35,11 +34,7 @@ struct BnAlg {
 BnAlg bn_alg(const std::string &name) {
   std::string n = name.empty() ? "bn-add-relu" : name;
   BnAlg a;
-  const std::string suffix = "-opbyop";
-  if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    a.opbyop = true;
-    n.resize(n.size() - suffix.size());
-  }
+  a.opbyop = strip_suffix(n, "-opbyop");
   if (n == "bn-add-relu")
     a.pattern = fdnn_test::BnPattern::bn_add_relu;
   else if (n == "drelu-fork-dbn")
@@ -52,84 +47,26 @@ BnAlg bn_alg(const std::string &name) {
   return a;
 }
 
-class BnPatternRun : public OpRun {
+fdnn_test::BnPatternConfig bn_config(const BnAlg &a, const Problem &p) {
+  fdnn_test::BnPatternConfig c;
+  c.pattern = a.pattern;
+  c.io_type = to_cudnn_dtype(p.knobs.dt);
+  const Dims &s = p.shapes[0];
+  c.dims = {s[0], s[1], s[2], s[3]};
+  if (s.size() == 5) c.k = s[4];
+  return c;
+}
+
+class BnPatternRun : public BnPatternGraphRun {
  public:
-  BnPatternRun(cudnnHandle_t handle, const Problem &p) : handle_(handle) {
-    const BnAlg a = bn_alg(p.knobs.alg);
-    cfg_.pattern = a.pattern;
-    cfg_.io_type = to_cudnn_dtype(p.knobs.dt);
-    const Dims &s = p.shapes[0];
-    cfg_.dims = {s[0], s[1], s[2], s[3]};
-    if (s.size() == 5) cfg_.k = s[4];
-    cfg_.reference = false;
-    fdnn_test::Rng rng(1);
-    graph_ = fdnn_test::build_bn_pattern(cfg_, rng);  // descriptors; fill() makes the data
-    plan_ = plan_graph(handle_, graph_.ops, a.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
-  }
+  BnPatternRun(cudnnHandle_t handle, const BnAlg &a, const Problem &p)
+      : BnPatternGraphRun(handle, bn_config(a, p), a.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A) {}
 
-  void fill(uint64_t seed) override {
-    fdnn_test::Rng rng(seed);
-    fdnn_test::BnPatternConfig c = cfg_;
-    c.reference = true;
-    data_ = fdnn_test::build_bn_pattern(c, rng);  // same uids and shapes, fresh data and expectations
-    buffers_.clear();
-    std::vector<int64_t> uids;
-    std::vector<void *> ptrs;
-    for (fdnn_test::PatternTensor &t : data_.tensors) {
-      uids.push_back(t.uid);
-      if (t.by_value) {
-        ptrs.push_back(&t.value);
-        continue;
-      }
-      buffers_[t.uid] = fdnn_test::upload(t.data);
-      ptrs.push_back(buffers_[t.uid].get());
-    }
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
-  }
-
-  void execute() override {
-    check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute");
-  }
-
-  CheckResult check() override {
-    CheckResult r;
-    r.passed = true;
-    for (fdnn_test::PatternTensor &t : data_.tensors) {
-      if (!t.output) continue;
-      fdnn_test::download(buffers_[t.uid], t.data);
-      const ::testing::AssertionResult m = fdnn_test::matches(t.data, t.want);
-      if (!m) {
-        r.passed = false;
-        r.detail += t.name + ": " + m.message() + "\n";
-      }
-    }
-    return r;
-  }
-
-  // Each real tensor once (outputs are written without being read).
-  double bytes_moved() const override {
-    double b = 0;
-    for (const fdnn_test::PatternTensor &t : data_.tensors)
-      if (!t.by_value) b += static_cast<double>(t.data.bytes.size());
-    return b;
-  }
   double flops() const override {
-    if (cfg_.pattern != fdnn_test::BnPattern::dgrad_drelu_bn_bwd_weight) return 0;
-    return 2.0 * cfg_.dims[0] * cfg_.dims[1] * cfg_.dims[2] * cfg_.dims[3] * static_cast<double>(cfg_.k) * 9;
+    const fdnn_test::BnPatternConfig &c = config();
+    if (c.pattern != fdnn_test::BnPattern::dgrad_drelu_bn_bwd_weight) return 0;
+    return 2.0 * c.dims[0] * c.dims[1] * c.dims[2] * c.dims[3] * static_cast<double>(c.k) * 9;
   }
-
- private:
-  cudnnHandle_t handle_;
-  fdnn_test::BnPatternConfig cfg_;
-  fdnn_test::PatternGraph graph_, data_;
-  GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
-  std::map<int64_t, fdnn_test::Buffer> buffers_;
 };
 
 class BnPatternFamily : public OpFamily {
@@ -157,7 +94,7 @@ class BnPatternFamily : public OpFamily {
     return "--alg=" + (p.knobs.alg.empty() ? std::string("bn-add-relu") : p.knobs.alg) + " --dt=" + p.knobs.dt;
   }
   std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
-    return std::make_unique<BnPatternRun>(handle, p);
+    return std::make_unique<BnPatternRun>(handle, bn_alg(p.knobs.alg), p);
   }
 };
 

@@ -50,11 +50,7 @@ struct GraphAlg {
 GraphAlg graph_alg(const std::string &name) {
   std::string n = name.empty() ? "conv-bias-relu" : name;
   GraphAlg a;
-  const std::string suffix = "-opbyop";
-  if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    a.opbyop = true;
-    n.resize(n.size() - suffix.size());
-  }
+  a.opbyop = strip_suffix(n, "-opbyop");
   if (n == "conv-bias-relu") a.kind = GraphKind::conv_bias_relu;
   else if (n == "matmul-bias-gelu") a.kind = GraphKind::matmul_bias_gelu;
   else if (n == "layernorm") a.kind = GraphKind::layernorm;
@@ -148,7 +144,7 @@ LayerNormGraph build_layernorm(int64_t n, int64_t d, cudnnDataType_t dt) {
 class GraphRun : public OpRun {
  public:
   GraphRun(cudnnHandle_t handle, const Problem &p)
-      : handle_(handle), alg_(graph_alg(p.knobs.alg)), dt_name_(p.knobs.dt) {
+      : alg_(graph_alg(p.knobs.alg)), dt_name_(p.knobs.dt) {
     io_ = to_cudnn_dtype(p.knobs.dt);
     fdnn_test::Rng rng(1);
     std::vector<fdnn_test::Desc *> ops;
@@ -177,7 +173,7 @@ class GraphRun : public OpRun {
       fg_ = fdnn_test::build_fusion_graph(c, rng);
       ops = fg_.ops;
     }
-    plan_ = plan_graph(handle_, ops, alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
+    plan_ = plan_graph(handle, ops, alg_.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);
   }
 
   void fill(uint64_t seed) override {
@@ -214,15 +210,10 @@ class GraphRun : public OpRun {
       uids.push_back(kv.first);
       ptrs.push_back(buffers_[kv.first].get());
     }
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
+    plan_.bind(uids, ptrs);
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { plan_.execute(); }
 
   CheckResult check() override {
     switch (alg_.kind) {
@@ -381,7 +372,6 @@ class GraphRun : public OpRun {
     return r;
   }
 
-  cudnnHandle_t handle_;
   GraphAlg alg_;
   std::string dt_name_;
   cudnnDataType_t io_ = CUDNN_DATA_FLOAT;
@@ -391,7 +381,6 @@ class GraphRun : public OpRun {
   int64_t ln_n_ = 0, ln_d_ = 0;
   float eps_ = kLnEpsilon;
   GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
   std::map<int64_t, fdnn_test::HostTensor> host_;
   std::map<int64_t, fdnn_test::Buffer> buffers_;
 };

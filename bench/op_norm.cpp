@@ -15,14 +15,13 @@
 // inference with global statistics, layer_normalization_backward with
 // diff_scale and diff_shift): oneDNN 2.x has no RMS flag, and no instance
 // normalization primitive.
-#include <map>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "backend_plan.hpp"
+#include "bn_pattern_run.hpp"
 #include "common/backend_bn_patterns.hpp"
-#include "common/backend_graph.hpp"
 #include "default_set.hpp"
 #include "dtype.hpp"
 #include "op.hpp"
@@ -42,11 +41,7 @@ struct NormAlg {
 NormAlg norm_alg(const std::string &name) {
   std::string n = name.empty() ? "layer-train" : name;
   NormAlg a;
-  const std::string suffix = "-nhwc";
-  if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    a.nhwc = true;
-    n.resize(n.size() - suffix.size());
-  }
+  a.nhwc = strip_suffix(n, "-nhwc");
   const size_t dash = n.find('-');
   const std::string mode = n.substr(0, dash), phase = dash == std::string::npos ? "" : n.substr(dash + 1);
   if (mode == "layer") a.mode = CUDNN_LAYER_NORM;
@@ -63,74 +58,24 @@ NormAlg norm_alg(const std::string &name) {
 
 constexpr float kEpsilon = 1e-4f;  // the builder's
 
-class NormRun : public OpRun {
+fdnn_test::BnPatternConfig norm_config(const NormAlg &a, const Problem &p) {
+  fdnn_test::BnPatternConfig c;
+  c.pattern = a.phase == NormAlg::bwd ? fdnn_test::BnPattern::norm_backward : fdnn_test::BnPattern::norm_forward;
+  c.norm_mode = a.mode;
+  c.training = a.phase != NormAlg::infer;
+  c.running = false;
+  c.nhwc = a.nhwc;
+  c.io_type = to_cudnn_dtype(p.knobs.dt);
+  const Dims &s = p.shapes[0];
+  c.dims.assign(s.begin(), s.end());
+  while (c.dims.size() < 4) c.dims.push_back(1);
+  return c;
+}
+
+class NormRun : public BnPatternGraphRun {
  public:
-  NormRun(cudnnHandle_t handle, const Problem &p) : handle_(handle), alg_(norm_alg(p.knobs.alg)), dt_(p.knobs.dt) {
-    cfg_.pattern = alg_.phase == NormAlg::bwd ? fdnn_test::BnPattern::norm_backward : fdnn_test::BnPattern::norm_forward;
-    cfg_.norm_mode = alg_.mode;
-    cfg_.training = alg_.phase != NormAlg::infer;
-    cfg_.running = false;
-    cfg_.nhwc = alg_.nhwc;
-    cfg_.io_type = to_cudnn_dtype(p.knobs.dt);
-    const Dims &s = p.shapes[0];
-    cfg_.dims.assign(s.begin(), s.end());
-    while (cfg_.dims.size() < 4) cfg_.dims.push_back(1);
-    cfg_.reference = false;
-    fdnn_test::Rng rng(1);
-    graph_ = fdnn_test::build_bn_pattern(cfg_, rng);
-    plan_ = plan_graph(handle_, graph_.ops, CUDNN_HEUR_MODE_A);
-  }
-
-  void fill(uint64_t seed) override {
-    fdnn_test::Rng rng(seed);
-    fdnn_test::BnPatternConfig c = cfg_;
-    c.reference = true;
-    data_ = fdnn_test::build_bn_pattern(c, rng);
-    buffers_.clear();
-    std::vector<int64_t> uids;
-    std::vector<void *> ptrs;
-    for (fdnn_test::PatternTensor &t : data_.tensors) {
-      uids.push_back(t.uid);
-      if (t.by_value) {
-        ptrs.push_back(&t.value);
-        continue;
-      }
-      buffers_[t.uid] = fdnn_test::upload(t.data);
-      ptrs.push_back(buffers_[t.uid].get());
-    }
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
-  }
-
-  void execute() override {
-    check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute");
-  }
-
-  CheckResult check() override {
-    CheckResult r;
-    r.passed = true;
-    for (fdnn_test::PatternTensor &t : data_.tensors) {
-      if (!t.output) continue;
-      fdnn_test::download(buffers_[t.uid], t.data);
-      const ::testing::AssertionResult m = fdnn_test::matches(t.data, t.want);
-      if (!m) {
-        r.passed = false;
-        r.detail += t.name + ": " + m.message() + "\n";
-      }
-    }
-    return r;
-  }
-
-  double bytes_moved() const override {
-    double b = 0;
-    for (const fdnn_test::PatternTensor &t : data_.tensors)
-      if (!t.by_value) b += static_cast<double>(t.data.bytes.size());
-    return b;
-  }
+  NormRun(cudnnHandle_t handle, const NormAlg &a, const Problem &p)
+      : BnPatternGraphRun(handle, norm_config(a, p), CUDNN_HEUR_MODE_A), alg_(a), dt_(p.knobs.dt) {}
 
   std::unique_ptr<PeerRun> onednn_peer() const override {
 #ifdef FREEDNN_BENCH_ONEDNN
@@ -141,9 +86,10 @@ class NormRun : public OpRun {
     else if (dt_ == "bf16") dt = memory::data_type::bf16;
     else if (dt_ == "f16") dt = memory::data_type::f16;
     else return nullptr;
+    const fdnn_test::BnPatternConfig &cfg = config();
     int64_t d = 1;
-    for (size_t i = 1; i < cfg_.dims.size(); ++i) d *= cfg_.dims[i];
-    const int64_t n = cfg_.dims[0];
+    for (size_t i = 1; i < cfg.dims.size(); ++i) d *= cfg.dims[i];
+    const int64_t n = cfg.dims[0];
     try {
       engine &eng = onednn_cpu_engine();
       const memory::desc x({n, d}, dt, memory::format_tag::ab);
@@ -196,14 +142,8 @@ class NormRun : public OpRun {
   }
 
  private:
-  cudnnHandle_t handle_;
   NormAlg alg_;
   std::string dt_;
-  fdnn_test::BnPatternConfig cfg_;
-  fdnn_test::PatternGraph graph_, data_;
-  GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
-  std::map<int64_t, fdnn_test::Buffer> buffers_;
 };
 
 class NormFamily : public OpFamily {
@@ -228,7 +168,7 @@ class NormFamily : public OpFamily {
     return "--alg=" + (p.knobs.alg.empty() ? std::string("layer-train") : p.knobs.alg) + " --dt=" + p.knobs.dt;
   }
   std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
-    return std::make_unique<NormRun>(handle, p);
+    return std::make_unique<NormRun>(handle, norm_alg(p.knobs.alg), p);
   }
 };
 

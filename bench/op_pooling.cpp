@@ -244,8 +244,7 @@ class PoolFamily : public OpFamily {
   std::string knobs_text(const Problem &p) const override {
     std::string t = "--alg=" + (p.knobs.alg.empty() ? std::string("max") : p.knobs.alg) + " --dt=" + p.knobs.dt +
                     " --stag=" + p.knobs.stag + " --dtag=" + p.knobs.dtag;
-    if (p.knobs.alpha != 1) t += " --alpha=" + number_text(p.knobs.alpha);
-    if (p.knobs.beta) t += " --beta=" + number_text(*p.knobs.beta);
+    t += blend_text(p);
     if (p.knobs.nan != "noprop") t += " --nan=" + p.knobs.nan;
     return t;
   }

@@ -218,8 +218,7 @@ class ReduceFamily : public OpFamily {
     if (!p.knobs.cdt.empty()) t += " --cdt=" + p.knobs.cdt;
     t += " --stag=" + p.knobs.stag + " --dtag=" + p.knobs.dtag;
     if (p.knobs.indices != "none") t += " --indices=" + p.knobs.indices;
-    if (p.knobs.alpha != 1) t += " --alpha=" + number_text(p.knobs.alpha);
-    if (p.knobs.beta) t += " --beta=" + number_text(*p.knobs.beta);
+    t += blend_text(p);
     if (p.knobs.nan != "noprop") t += " --nan=" + p.knobs.nan;
     return t;
   }

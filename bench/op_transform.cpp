@@ -75,9 +75,7 @@ class TransformFamily : public OpFamily {
     std::string t = p.knobs.sdt.empty() && p.knobs.ddt.empty() ? "--dt=" + p.knobs.dt
                                                                : "--sdt=" + p.knobs.src_dt() + " --ddt=" + p.knobs.dst_dt();
     t += " --stag=" + p.knobs.stag + " --dtag=" + p.knobs.dtag;
-    if (p.knobs.alpha != 1) t += " --alpha=" + number_text(p.knobs.alpha);
-    if (p.knobs.beta) t += " --beta=" + number_text(*p.knobs.beta);
-    return t;
+    return t + blend_text(p);
   }
   std::unique_ptr<OpRun> prepare(cudnnHandle_t handle, const Problem &p) const override {
     return std::make_unique<TransformRun>(handle, p);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/activation_desc.hpp"
 #include "common/activation_reference.hpp"
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
@@ -23,19 +24,6 @@ namespace {
 
 const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
 const std::vector<std::pair<double, double>> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.25, -1}};
-
-struct ActDesc {
-  cudnnActivationDescriptor_t d = nullptr;
-  explicit ActDesc(const ActivationSpec &s) {
-    cudnnCreateActivationDescriptor(&d);
-    EXPECT_EQ(cudnnSetActivationDescriptor(d, s.mode, s.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
-                                           s.coef),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cudnnSetActivationDescriptorSwishBeta(d, s.swish_beta), CUDNN_STATUS_SUCCESS);
-  }
-  ~ActDesc() { cudnnDestroyActivationDescriptor(d); }
-  operator cudnnActivationDescriptor_t() const { return d; }
-};
 
 ActivationSpec random_spec(Rng &rng, cudnnActivationMode_t mode) {
   ActivationSpec s;

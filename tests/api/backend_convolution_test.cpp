@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/backend_graph.hpp"
+#include "common/backend_ops.hpp"
 #include "common/expect_status.hpp"
 
 using namespace fdnn_test;
@@ -31,20 +32,7 @@ std::unique_ptr<Desc> tensor_nd(int64_t uid, const std::vector<int64_t> &dims) {
   return t;
 }
 
-std::unique_ptr<Desc> conv_desc() {
-  auto cd = std::make_unique<Desc>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const std::vector<int64_t> zero{0, 0, 0}, one{1, 1, 1};
-  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{3}), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, CUDNN_CONVOLUTION),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, zero), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, zero), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cd->finalize(), CUDNN_STATUS_SUCCESS);
-  return cd;
-}
+std::unique_ptr<Desc> conv_desc() { return convolution_desc({0, 0, 0}, {1, 1, 1}, {1, 1, 1}, CUDNN_CONVOLUTION); }
 
 std::unique_ptr<Desc> fprop(Desc &x, Desc &w, Desc &y, Desc &cd, cudnnStatus_t expect = CUDNN_STATUS_SUCCESS) {
   auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);

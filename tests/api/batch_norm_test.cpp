@@ -16,6 +16,7 @@
 #include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
 #include "common/normalization_reference.hpp"
+#include "common/normalization_params.hpp"
 #include "common/random.hpp"
 #include "common/random_layout.hpp"
 #include "common/tensor_data.hpp"
@@ -27,30 +28,8 @@ namespace {
 const std::vector<cudnnDataType_t> kTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
                                              CUDNN_DATA_BFLOAT16};
 
-cudnnDataType_t param_type(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
-
 // A like-shaped tensor with its own random layout.
 HostTensor like(Rng &rng, const HostTensor &x, double lo, double hi) { return random_layout(rng, x.dtype, x.dims, lo, hi); }
-
-std::vector<int64_t> param_dims(const std::vector<int64_t> &x, bool per_activation) {
-  std::vector<int64_t> d(x.size(), 1);
-  d[1] = x[1];
-  if (per_activation)
-    for (size_t i = 2; i < x.size(); ++i) d[i] = x[i];
-  return d;
-}
-
-HostTensor param_tensor(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<double> &v) {
-  HostTensor h = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
-  h.set_values(v);
-  return h;
-}
-
-std::vector<double> random_values(Rng &rng, size_t n, double lo, double hi, cudnnDataType_t t) {
-  std::vector<double> v(n);
-  for (double &e : v) e = round_to_type(t, rng.uniform(lo, hi));
-  return v;
-}
 
 struct Case {
   cudnnDataType_t t;
@@ -112,8 +91,6 @@ HostTensor big_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &d
 }
 
 // Tolerance for a statistic computed in float (or double).
-Expect stat(double v, double mag, bool dbl) { return {v, (dbl ? 1e-13 : 4e-6) * (std::fabs(v) + mag)}; }
-
 struct Scal {
   Scaling a, b;
   Scal(double x, double y) : a(x), b(y) {}
@@ -163,20 +140,14 @@ void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {
     if (poison_y) poison(y);
 
     const NormRefStats st = norm_batch_stats(s, x);
-    std::vector<double> inv(sets);
-    for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+    const double m = static_cast<double>(s.count());
+    const BnTrainingExpect want = bn_training_expect(st, rmean, rvar, eps, factor, m, dbl);
+    const std::vector<double> &inv = want.inv;
     const std::vector<Expect> want_y =
         norm_forward_expect(s, x, ops == 2 ? &z : nullptr, scale, bias, st.mean, inv, act, ab.a.value(c.t),
                             ab.b.value(c.t), y, dbl);
-    const double m = static_cast<double>(s.count());
-    std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
-    for (size_t k = 0; k < sets; ++k) {
-      const double sd = std::sqrt(st.var[k]);
-      want_mean[k] = stat(st.mean[k], sd, dbl);
-      want_inv[k] = stat(inv[k], 0, dbl);
-      want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
-      want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
-    }
+    const std::vector<Expect> &want_mean = want.mean, &want_inv = want.inv_std, &want_rm = want.running_mean,
+                              &want_rv = want.running_var;
     TensorDesc xd(x), yd(y), zd(z);
     cudnnTensorDescriptor_t bnd = nullptr;
     ASSERT_EQ(cudnnCreateTensorDescriptor(&bnd), CUDNN_STATUS_SUCCESS);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/dropout_desc.hpp"
 #include "common/dropout_reference.hpp"
 #include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
@@ -21,19 +22,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct Dropout {
-  cudnnDropoutDescriptor_t d = nullptr;
-  Buffer states;
-  Dropout(cudnnHandle_t h, float p, unsigned long long seed) {
-    EXPECT_EQ(cudnnCreateDropoutDescriptor(&d), CUDNN_STATUS_SUCCESS);
-    size_t bytes = 0;
-    EXPECT_EQ(cudnnDropoutGetStatesSize(h, &bytes), CUDNN_STATUS_SUCCESS);
-    states = Buffer(bytes);
-    EXPECT_EQ(cudnnSetDropoutDescriptor(d, h, p, states.get(), bytes, seed), CUDNN_STATUS_SUCCESS);
-  }
-  ~Dropout() { cudnnDestroyDropoutDescriptor(d); }
-};
 
 size_t reserve_size(const HostTensor &x) {
   TensorDesc xd(x);

@@ -18,6 +18,7 @@
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/reference.hpp"
 #include "common/tensor_data.hpp"
 
@@ -73,15 +74,6 @@ struct AlphaBeta {
 const std::vector<cudnnDataType_t> kElementwiseTypes = {CUDNN_DATA_FLOAT, CUDNN_DATA_DOUBLE, CUDNN_DATA_HALF,
                                                         CUDNN_DATA_BFLOAT16, CUDNN_DATA_INT8};
 const std::vector<AlphaBeta> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0.25, -1}, {0, 1}};
-
-std::string describe(const HostTensor &t) {
-  std::string s = type_name(t.dtype);
-  s += " dims";
-  for (int64_t d : t.dims) s += " " + std::to_string(d);
-  s += " strides";
-  for (int64_t d : t.strides) s += " " + std::to_string(d);
-  return s;
-}
 
 // Runs `call` on every handle with fresh device copies of the inputs and of
 // y (poisoned when beta == 0), downloads y and checks it.

@@ -27,12 +27,6 @@ const char *pattern_text(BnPattern p) {
   return "?";
 }
 
-int64_t count(const std::vector<int64_t> &d) {
-  int64_t n = 1;
-  for (int64_t e : d) n *= e;
-  return n;
-}
-
 // Channels innermost (NHWC / NDHWC), packed.
 std::vector<int64_t> channels_last(const std::vector<int64_t> &dims) {
   std::vector<int64_t> s(dims.size(), 0);
@@ -44,12 +38,6 @@ std::vector<int64_t> channels_last(const std::vector<int64_t> &dims) {
     step *= dims[d];
   }
   s[0] = step;
-  return s;
-}
-
-std::vector<int64_t> row_major(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t d = dims.size() - 1; d-- > 0;) s[d] = s[d + 1] * dims[d + 1];
   return s;
 }
 
@@ -170,7 +158,7 @@ void set_want(PatternTensor &t, const std::vector<double> &v, const std::vector<
 // Batch statistics of x per channel: mean, biased variance.
 void channel_stats(const std::vector<double> &xv, const std::vector<int64_t> &dims, std::vector<double> &mu,
                    std::vector<double> &var) {
-  const int64_t C = dims[1], M = count(dims) / C;
+  const int64_t C = dims[1], M = element_count(dims) / C;
   mu.assign(C, 0), var.assign(C, 0);
   int64_t i = 0;
   for_each_index(dims, [&](const std::vector<int64_t> &idx) { mu[idx[1]] += xv[i++]; });
@@ -190,9 +178,9 @@ constexpr int64_t kV0 = 100;  // virtual tensors from here
 
 void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
-  const auto xs = c.nhwc ? channels_last(dims) : row_major(dims), pc = per_channel(dims), ps = row_major(pc);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims), pc = per_channel(dims), ps = packed(pc);
   const int rank = static_cast<int>(dims.size());
-  const int64_t C = dims[1], M = count(dims) / C;
+  const int64_t C = dims[1], M = element_count(dims) / C;
   const double eps = 1e-3, factor = 0.3;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kScale, "scale", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 1.5);
@@ -303,7 +291,7 @@ void bn_backward_want(const std::vector<int64_t> &dims, const std::vector<double
                       std::vector<double> *dx, std::vector<double> *dx_tol, std::vector<double> &dscale,
                       std::vector<double> &dscale_tol, std::vector<double> &dbias, std::vector<double> &dbias_tol) {
   const int64_t C = dims[1];
-  const double M = static_cast<double>(count(dims) / C);
+  const double M = static_cast<double>(element_count(dims) / C);
   dscale.assign(C, 0), dbias.assign(C, 0), dscale_tol.assign(C, 0), dbias_tol.assign(C, 0);
   int64_t i = 0;
   for_each_index(dims, [&](const std::vector<int64_t> &idx) {
@@ -333,7 +321,7 @@ void bn_backward_want(const std::vector<int64_t> &dims, const std::vector<double
 
 void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
-  const auto xs = c.nhwc ? channels_last(dims) : row_major(dims), pc = per_channel(dims), ps = row_major(pc);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims), pc = per_channel(dims), ps = packed(pc);
   const int64_t C = dims[1];
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kDy, "dy", c.io_type, dims, xs, false);
@@ -390,7 +378,7 @@ void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
 void build_dgrad_drelu_bn(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;  // x_bn / dgrad output [N, C, H, W]
   if (dims.size() != 4) throw std::logic_error("dgrad pattern: 4D only");
-  const auto xs = channels_last(dims), pc = per_channel(dims), ps = row_major(pc);
+  const auto xs = channels_last(dims), pc = per_channel(dims), ps = packed(pc);
   const int64_t C = dims[1];
   const std::vector<int64_t> dyd{dims[0], c.k, dims[2], dims[3]}, wd{c.k, C, 3, 3};
   b.real(kDy, "dy", c.io_type, dyd, channels_last(dyd), false);
@@ -417,17 +405,8 @@ void build_dgrad_drelu_bn(const BnPatternConfig &c, Builder &b) {
   ConvParams p;
   p.pad = {1, 1}, p.stride = {1, 1}, p.dilation = {1, 1};
   {
-    auto cd = b.keep(std::make_unique<Desc>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
     const std::vector<int64_t> one{1, 1};
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{2}), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, CUDNN_CROSS_CORRELATION),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, one), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->finalize(), CUDNN_STATUS_SUCCESS);
+    Desc *cd = b.keep(convolution_desc(one, one, one));
     b.op(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
          {{CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, kV0},
           {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, kW},
@@ -471,7 +450,7 @@ void build_dgrad_drelu_bn(const BnPatternConfig &c, Builder &b) {
   if (!c.reference) return;
 
   // Expectations: the dgrad output with its bound, then the dReLU and sums.
-  HostTensor prior = make_tensor(CUDNN_DATA_FLOAT, dims, row_major(dims));
+  HostTensor prior = make_tensor(CUDNN_DATA_FLOAT, dims, packed(dims));
   const std::vector<Expect> dg =
       reference_conv_backward_data(p, b.find(kW).data, b.find(kDy).data, 1, 0, prior, CUDNN_DATA_FLOAT, 64);
   const auto xv = xt.data.values(), sv = b.find(kScale).data.values(), bv = b.find(kBias).data.values(),
@@ -494,7 +473,7 @@ void build_dgrad_drelu_bn(const BnPatternConfig &c, Builder &b) {
     dst[k] += gtol[i] * std::fabs((xv[i] - mv[k]) * iv[k]);
     ++i;
   });
-  const double M = static_cast<double>(count(dims) / C);
+  const double M = static_cast<double>(element_count(dims) / C);
   std::vector<double> A(C), B(C), Cc(C), At(C), Bt(C), Ct(C);
   for (int64_t k = 0; k < C; ++k) {
     A[k] = sv[k] * iv[k];
@@ -515,7 +494,7 @@ void build_dgrad_drelu_bn(const BnPatternConfig &c, Builder &b) {
 
 void build_dbn_apply(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
-  const auto xs = channels_last(dims), pc = per_channel(dims), ps = row_major(pc);
+  const auto xs = channels_last(dims), pc = per_channel(dims), ps = packed(pc);
   b.real(kDy, "dy", c.io_type, dims, xs, false);
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kA, "A", CUDNN_DATA_FLOAT, pc, ps, false);
@@ -545,14 +524,14 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
   const int rank = static_cast<int>(dims.size());
   const bool rms = c.norm_mode == CUDNN_RMS_NORM, fwd = c.pattern == BnPattern::norm_forward;
-  const auto xs = c.nhwc ? channels_last(dims) : row_major(dims);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims);
   std::vector<int64_t> pd = dims, sd(dims.size(), 1);
   pd[0] = 1;
   sd[0] = dims[0];
   // Scale / bias in x's memory order (their dims drop N).
-  const auto ps = c.nhwc ? channels_last(pd) : row_major(pd), ss = row_major(sd);
+  const auto ps = c.nhwc ? channels_last(pd) : packed(pd), ss = packed(sd);
   const double eps = 1e-4;
-  const int64_t N = dims[0], D = count(dims) / N;
+  const int64_t N = dims[0], D = element_count(dims) / N;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kScale, "scale", CUDNN_DATA_FLOAT, pd, ps, false, 0.5, 1.5);
   const bool has_bias = fwd && !rms;
@@ -657,15 +636,15 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
   const int rank = static_cast<int>(dims.size());
   const bool fwd = c.pattern == BnPattern::norm_forward;
-  const auto xs = c.nhwc ? channels_last(dims) : row_major(dims);
-  const std::vector<int64_t> pd = per_channel(dims), ps = row_major(pd);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims);
+  const std::vector<int64_t> pd = per_channel(dims), ps = packed(pd);
   std::vector<int64_t> sd(dims.size(), 1);
   sd[0] = dims[0], sd[1] = dims[1];
-  const auto ss = row_major(sd);
+  const auto ss = packed(sd);
   const double eps = 1e-4, factor = 0.25;
   // Statistics and parameters: DOUBLE for DOUBLE data (double compute), else FLOAT.
   const cudnnDataType_t pt = c.io_type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  const int64_t N = dims[0], C = dims[1], S = count(dims) / (N * C), K = N * C;
+  const int64_t N = dims[0], C = dims[1], S = element_count(dims) / (N * C), K = N * C;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kScale, "scale", pt, pd, ps, false, 0.5, 1.5);
   if (fwd) b.real(kBias, "bias", pt, pd, ps, false, -1, 1);

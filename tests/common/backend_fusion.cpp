@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "common/convolution_reference.hpp"
 #include "common/reference.hpp"
+#include "common/sdpa_graph_builder.hpp"
 
 namespace fdnn_test {
 
@@ -93,18 +96,6 @@ namespace {
 
 constexpr double kU = 1.0 / (1 << 24);  // float unit roundoff
 
-int64_t count(const std::vector<int64_t> &dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-std::vector<int64_t> row_major(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
-  return s;
-}
-
 // A value of the graph in float64: elements in logical row-major order and
 // a bound of the error a float computation makes on each.
 struct Ref {
@@ -121,7 +112,7 @@ int64_t broadcast_flat(const std::vector<int64_t> &dims, const std::vector<int64
 }
 
 HostTensor host_of(const std::vector<int64_t> &dims, const std::vector<double> &values) {
-  HostTensor t = make_tensor(CUDNN_DATA_DOUBLE, dims, row_major(dims));
+  HostTensor t = make_tensor(CUDNN_DATA_DOUBLE, dims, packed(dims));
   t.set_values(values);
   return t;
 }
@@ -145,15 +136,32 @@ struct Out {
   static Out to(int64_t uid, const std::string &name, cudnnDataType_t t) { return {true, uid, name, t}; }
 };
 
-class Builder {
+// The descriptors GraphOpBuilder creates, owned here until build_fusion_graph
+// moves them into the FusionGraph (a base so that it is built before
+// GraphOpBuilder, which refers to it).
+struct DescriptorStore {
+  SdpaGraph descs;
+};
+
+// Tensor, pointwise, matmul and reduction descriptors come from
+// GraphOpBuilder (tests/common/sdpa_graph_builder.hpp); the float64
+// expectation and the ops it has no builder for (convolutions, GEN_STATS,
+// RELU_BWD's dy/dx form) are built here.
+class Builder : private DescriptorStore, private GraphOpBuilder {
  public:
-  Builder(const FusionConfig &c, FusionGraph &g, Rng &rng) : c_(c), g_(g), rng_(rng) {}
+  Builder(const FusionConfig &c, FusionGraph &g, Rng &rng) : GraphOpBuilder(descs), c_(c), g_(g), rng_(rng) {}
+
+  // Hands the descriptors over to the graph once build() is done.
+  void move_descriptors() {
+    g_.keep = std::move(descs.keep);
+    g_.ops = std::move(descs.ops);
+  }
 
   // Memory order of a tensor of these dims: the conv layout for rank 4,
   // row-major otherwise.
   std::vector<int64_t> strides_for(const std::vector<int64_t> &dims) const {
     if (dims.size() == 4) return packed_strides(dims, c_.nhwc ? Layout::nhwc : Layout::nchw);
-    return row_major(dims);
+    return packed(dims);
   }
 
   Node input(int64_t uid, const std::string &name, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo,
@@ -165,7 +173,7 @@ class Builder {
     Node n;
     n.dtype = t;
     n.strides = ft.data.strides;
-    n.desc = keep(tensor_desc(uid, t, dims, n.strides));
+    n.desc = real(uid, t, dims, n.strides);
     n.ref.dims = dims;
     if (c_.reference) {
       n.ref.v = ft.data.values();
@@ -180,11 +188,10 @@ class Builder {
     Node n;
     n.dtype = o.real ? o.dtype : c_.virtual_type;
     n.strides = strides_for(ref.dims);
-    const int64_t uid = o.real ? o.uid : next_virtual_++;
-    n.desc = keep(tensor_desc(uid, n.dtype, ref.dims, n.strides, !o.real));
+    n.desc = o.real ? real(o.uid, n.dtype, ref.dims, n.strides) : virt(n.dtype, ref.dims, n.strides);
     if (o.real) {
       FusionTensor ft;
-      ft.uid = uid, ft.name = o.name, ft.output = true;
+      ft.uid = o.uid, ft.name = o.name, ft.output = true;
       ft.data = make_tensor(n.dtype, ref.dims, n.strides);
       poison(ft.data);
       ft.want.resize(ref.v.size());
@@ -204,7 +211,7 @@ class Builder {
       for (size_t d = 0; d < dims.size(); ++d) dims[d] = std::max(dims[d], b->dims()[d]);
     Ref r;
     r.dims = dims;
-    if (c_.reference) r.v.resize(static_cast<size_t>(count(dims)));
+    if (c_.reference) r.v.resize(static_cast<size_t>(element_count(dims)));
     r.e.resize(r.v.size());
     const PointwiseParams params;
     size_t i = 0;
@@ -238,43 +245,46 @@ class Builder {
       ++i;
     });
     Node y = output(o, std::move(r));
+    if (mode == CUDNN_POINTWISE_RELU_BWD)
+      relu_bwd_op(a, *b, y);
+    else
+      pw(mode, a.desc, b ? b->desc : nullptr, y.desc);
+    return y;
+  }
+
+  // RELU_BWD names its tensors x, dy and dx (GraphOpBuilder::pw sets b and y).
+  void relu_bwd_op(const Node &x, const Node &dy, const Node &dx) {
     auto p = keep(std::make_unique<Desc>(CUDNN_BACKEND_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, mode), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, CUDNN_POINTWISE_RELU_BWD),
+              CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(p->set1(CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(p->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, p->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    if (mode == CUDNN_POINTWISE_RELU_BWD) {
-      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_DYDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->desc->d),
-                CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_DXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.desc->d),
-                CUDNN_STATUS_SUCCESS);
-    } else {
-      if (b) {
-        EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b->desc->d),
-                  CUDNN_STATUS_SUCCESS);
-      }
-      EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.desc->d),
-                CUDNN_STATUS_SUCCESS);
-    }
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
-    return y;
+    add(op(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, {{CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, p},
+                                                          {CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x.desc},
+                                                          {CUDNN_ATTR_OPERATION_POINTWISE_DYDESC, dy.desc},
+                                                          {CUDNN_ATTR_OPERATION_POINTWISE_DXDESC, dx.desc}}));
+  }
+
+  // An operation of `type` with the given descriptor attributes set (the
+  // caller sets the rest, then add() finalizes it into the graph).
+  Desc *op(cudnnBackendDescriptorType_t type,
+           std::initializer_list<std::pair<cudnnBackendAttributeName_t, const Desc *>> attrs) {
+    Desc *o = keep(std::make_unique<Desc>(type));
+    for (const auto &a : attrs)
+      EXPECT_EQ(o->set1(a.first, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.second->d), CUDNN_STATUS_SUCCESS);
+    return o;
   }
 
   // REDUCTION ADD or MAX of x over the dimensions where out_dims has extent 1.
   Node reduction(cudnnReduceTensorOp_t mode, const Node &x, const std::vector<int64_t> &out_dims, const Out &o) {
     Ref r;
     r.dims = out_dims;
-    const size_t nout = static_cast<size_t>(count(out_dims));
+    const size_t nout = static_cast<size_t>(element_count(out_dims));
     const bool max = mode == CUDNN_REDUCE_TENSOR_MAX;
     r.v.assign(nout, max ? -INFINITY : 0.0);
     r.e.assign(nout, 0.0);
     std::vector<double> mag(nout, 0.0);
-    const int64_t n = count(x.dims()) / static_cast<int64_t>(nout);
+    const int64_t n = element_count(x.dims()) / static_cast<int64_t>(nout);
     size_t i = 0;
     if (!c_.reference) r.v.clear(), r.e.clear(), mag.assign(0, 0.0);
     if (c_.reference) for_each_index(x.dims(), [&](const std::vector<int64_t> &idx) {
@@ -293,18 +303,7 @@ class Builder {
     if (!max)
       for (size_t j = 0; j < r.v.size(); ++j) r.e[j] += static_cast<double>(n + 2) * kU * mag[j];
     Node y = output(o, std::move(r));
-    auto rd = keep(std::make_unique<Desc>(CUDNN_BACKEND_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(rd->set1(CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, mode), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(rd->set1(CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(rd->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, rd->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
+    reduce(mode, x.desc, y.desc);
     return y;
   }
 
@@ -325,23 +324,18 @@ class Builder {
       sq.v[ch] += v * v, sq.e[ch] += 2 * std::fabs(v) * e + e * e + kU * v * v, mag2[ch] += v * v;
       ++i;
     });
-    const double n = static_cast<double>(count(y.dims()) / sd[1]);
+    const double n = static_cast<double>(element_count(y.dims()) / sd[1]);
     for (size_t ch = 0; ch < sum.v.size(); ++ch) sum.e[ch] += (n + 2) * kU * mag[ch], sq.e[ch] += (n + 2) * kU * mag2[ch];
     Node s = output(Out::to(sum_uid, "sum", CUDNN_DATA_FLOAT), std::move(sum));
     Node q = output(Out::to(sqsum_uid, "sqsum", CUDNN_DATA_FLOAT), std::move(sq));
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, CUDNN_GENSTATS_SUM_SQSUM),
+    Desc *o = op(CUDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR, {{CUDNN_ATTR_OPERATION_GENSTATS_XDESC, y.desc},
+                                                                 {CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, s.desc},
+                                                                 {CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, q.desc}});
+    EXPECT_EQ(o->set1(CUDNN_ATTR_OPERATION_GENSTATS_MODE, CUDNN_TYPE_GENSTATS_MODE, CUDNN_GENSTATS_SUM_SQSUM),
               CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT),
+    EXPECT_EQ(o->set1(CUDNN_ATTR_OPERATION_GENSTATS_MATH_PREC, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT),
               CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_GENSTATS_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_GENSTATS_SUMDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, s.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_GENSTATS_SQSUMDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, q.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
+    add(o);
   }
 
   enum class Conv { fwd, bwd_data, bwd_filter };
@@ -357,7 +351,8 @@ class Builder {
       return conv_op(dir, a, b, output(o, std::move(r)), p);
     }
     const HostTensor ha = host_of(a.dims(), a.ref.v), hb = host_of(b.dims(), b.ref.v);
-    const HostTensor prior = host_of(out_dims, std::vector<double>(static_cast<size_t>(count(out_dims)), 0.0));
+    const HostTensor prior =
+        host_of(out_dims, std::vector<double>(static_cast<size_t>(element_count(out_dims)), 0.0));
     const double slack = 64;
     std::vector<Expect> want;
     switch (dir) {
@@ -397,19 +392,8 @@ class Builder {
 
   // The descriptors of that convolution, y being its output tensor.
   Node conv_op(Conv dir, const Node &a, const Node &b, Node y, const ConvParams &p) {
-
-    auto cd = keep(std::make_unique<Desc>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
-    const std::vector<int64_t> pad{p.pad[0], p.pad[1]}, stride{p.stride[0], p.stride[1]},
-        dil{p.dilation[0], p.dilation[1]};
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{2}), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, CUDNN_CROSS_CORRELATION),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dil), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cd->finalize(), CUDNN_STATUS_SUCCESS);
+    Desc *cd = keep(convolution_desc({p.pad[0], p.pad[1]}, {p.stride[0], p.stride[1]},
+                                     {p.dilation[0], p.dilation[1]}));
 
     cudnnBackendDescriptorType_t type;
     cudnnBackendAttributeName_t alpha, beta, desc, tx, tw, ty;
@@ -441,15 +425,10 @@ class Builder {
         x = a.desc, w = y.desc, dy = b.desc;
         break;
     }
-    auto op = keep(std::make_unique<Desc>(type));
-    EXPECT_EQ(op->set1(tx, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(tw, CUDNN_TYPE_BACKEND_DESCRIPTOR, w->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(ty, CUDNN_TYPE_BACKEND_DESCRIPTOR, dy->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(desc, CUDNN_TYPE_BACKEND_DESCRIPTOR, cd->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(alpha, CUDNN_TYPE_FLOAT, 1.0f), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(beta, CUDNN_TYPE_FLOAT, 0.0f), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
+    Desc *o = op(type, {{tx, x}, {tw, w}, {ty, dy}, {desc, cd}});
+    EXPECT_EQ(o->set1(alpha, CUDNN_TYPE_FLOAT, 1.0f), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(o->set1(beta, CUDNN_TYPE_FLOAT, 0.0f), CUDNN_STATUS_SUCCESS);
+    add(o);
     return y;
   }
 
@@ -483,19 +462,7 @@ class Builder {
         }
     }
     Node c = output(o, std::move(r));
-    auto mm = keep(std::make_unique<Desc>(CUDNN_BACKEND_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(mm->set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(mm->finalize(), CUDNN_STATUS_SUCCESS);
-    auto op = keep(std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR));
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c.desc->d),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm->d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
-    g_.ops.push_back(op);
+    GraphOpBuilder::matmul(a.desc, b.desc, c.desc);
     return c;
   }
 
@@ -612,21 +579,18 @@ class Builder {
   }
 
  private:
-  Desc *keep(std::unique_ptr<Desc> d) {
-    g_.keep.push_back(std::move(d));
-    return g_.keep.back().get();
-  }
   const FusionConfig &c_;
   FusionGraph &g_;
   Rng &rng_;
-  int64_t next_virtual_ = 1000;
 };
 
 }  // namespace
 
 FusionGraph build_fusion_graph(const FusionConfig &c, Rng &rng) {
   FusionGraph g;
-  Builder(c, g, rng).build();
+  Builder b(c, g, rng);
+  b.build();
+  b.move_descriptors();
   return g;
 }
 

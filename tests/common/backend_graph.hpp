@@ -45,6 +45,13 @@ inline std::vector<int64_t> packed(const std::vector<int64_t> &dims) {
   return s;
 }
 
+// How many elements a tensor of these dims holds.
+inline int64_t element_count(const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
 inline std::unique_ptr<Desc> tensor(int64_t uid, const std::vector<int64_t> &dims, bool is_virtual = false) {
   auto t = std::make_unique<Desc>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   EXPECT_EQ(t->set1(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, uid), CUDNN_STATUS_SUCCESS);

@@ -35,6 +35,24 @@ inline std::unique_ptr<Desc> tensor_desc(int64_t uid, cudnnDataType_t dtype, con
   return t;
 }
 
+// A finalized convolution descriptor (float compute): pre and post paddings
+// `pad`, filter strides and dilations, one entry per spatial dim.
+inline std::unique_ptr<Desc> convolution_desc(const std::vector<int64_t> &pad, const std::vector<int64_t> &stride,
+                                              const std::vector<int64_t> &dilation,
+                                              cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION) {
+  auto cd = std::make_unique<Desc>(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, static_cast<int64_t>(pad.size())),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set1(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, mode), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, pad), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, pad), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, dilation), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->set(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, stride), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cd->finalize(), CUDNN_STATUS_SUCCESS);
+  return cd;
+}
+
 // How many engine configs heuristics mode A offers for the graph of `ops`
 // (-1 when the graph does not finalize).
 inline int64_t engine_count(cudnnHandle_t handle, const std::vector<Desc *> &ops) {

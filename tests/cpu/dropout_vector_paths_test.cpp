@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/dropout_desc.hpp"
 #include "common/dropout_reference.hpp"
 #include "common/engine_handles.hpp"
 #include "common/random.hpp"
@@ -28,19 +29,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct DropoutSetup {
-  cudnnDropoutDescriptor_t d = nullptr;
-  Buffer states;
-  DropoutSetup(cudnnHandle_t h, float p, unsigned long long seed) {
-    EXPECT_EQ(cudnnCreateDropoutDescriptor(&d), CUDNN_STATUS_SUCCESS);
-    size_t bytes = 0;
-    EXPECT_EQ(cudnnDropoutGetStatesSize(h, &bytes), CUDNN_STATUS_SUCCESS);
-    states = Buffer(bytes);
-    EXPECT_EQ(cudnnSetDropoutDescriptor(d, h, p, states.get(), bytes, seed), CUDNN_STATUS_SUCCESS);
-  }
-  ~DropoutSetup() { cudnnDestroyDropoutDescriptor(d); }
-};
 
 void add_specials(Rng &rng, HostTensor &x) {
   std::vector<double> v = x.values();
@@ -78,7 +66,7 @@ TEST(CpuDropoutVectorPaths, WordEdgesChunksTypesAndSpecialValues) {
       // High halves set: the key's and (after restoring at offset > 2^32
       // calls, which the API cannot reach) the counter's.
       const unsigned long long seed = rng.next() | (1ull << 40);
-      DropoutSetup dr(h.h, p, seed);
+      Dropout dr(h.h, p, seed);
       const TensorDesc xd(x);
       size_t reserve_bytes = 0;
       ASSERT_EQ(cudnnDropoutGetReserveSpaceSize(xd, &reserve_bytes), CUDNN_STATUS_SUCCESS);
@@ -115,7 +103,7 @@ TEST(CpuDropoutVectorPaths, InPlaceAcrossChunks) {
     HostTensor x = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
     fill_random(x, rng, -4, 4);
     const unsigned long long seed = rng.next();
-    DropoutSetup dr(h.h, 0.3f, seed);
+    Dropout dr(h.h, 0.3f, seed);
     const TensorDesc xd(x);
     size_t reserve_bytes = 0;
     ASSERT_EQ(cudnnDropoutGetReserveSpaceSize(xd, &reserve_bytes), CUDNN_STATUS_SUCCESS);

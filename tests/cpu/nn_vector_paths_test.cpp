@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/activation_desc.hpp"
 #include "common/activation_reference.hpp"
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
@@ -32,19 +33,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct ActDesc {
-  cudnnActivationDescriptor_t d = nullptr;
-  explicit ActDesc(const ActivationSpec &s) {
-    cudnnCreateActivationDescriptor(&d);
-    EXPECT_EQ(cudnnSetActivationDescriptor(d, s.mode, s.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
-                                           s.coef),
-              CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cudnnSetActivationDescriptorSwishBeta(d, s.swish_beta), CUDNN_STATUS_SUCCESS);
-  }
-  ~ActDesc() { cudnnDestroyActivationDescriptor(d); }
-  operator cudnnActivationDescriptor_t() const { return d; }
-};
 
 // Random values in [-12, 12] with special values at random places.
 void fill_with_specials(Rng &rng, HostTensor &t, bool finite_only) {

@@ -19,6 +19,7 @@
 #include "common/buffer.hpp"
 #include "common/expect_status.hpp"
 #include "common/normalization_reference.hpp"
+#include "common/normalization_params.hpp"
 #include "common/random.hpp"
 #include "common/tensor_data.hpp"
 
@@ -35,23 +36,32 @@ struct PathCase {
   const char *why;
 };
 
-cudnnDataType_t param_type(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT; }
-
-HostTensor param_tensor(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<double> &v) {
-  HostTensor h = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
-  h.set_values(v);
-  return h;
-}
-
-std::vector<double> random_values(Rng &rng, size_t n, double lo, double hi, cudnnDataType_t t) {
-  std::vector<double> v(n);
-  for (double &e : v) e = round_to_type(t, rng.uniform(lo, hi));
-  return v;
-}
-
-Expect stat(double v, double mag, bool dbl) { return {v, (dbl ? 1e-13 : 4e-6) * (std::fabs(v) + mag)}; }
-
 bool same_bytes(const HostTensor &a, const HostTensor &b) { return a.bytes == b.bytes; }
+
+// A CPU handle pinned to cpu.normalization (skipped on a GPU), and the loop
+// that runs a table of cases on it with consecutive seeds.
+class CpuNormalizationPaths : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (gpu_mode()) GTEST_SKIP() << "CPU engine";
+    ScopedEnv pin("FREEDNN_ENGINE", "cpu.normalization");
+    ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+  }
+  void TearDown() override {
+    if (h) cudnnDestroy(h);
+  }
+
+  // Stops at the first case with a fatal failure.
+  template <class Case, size_t N>
+  void run_all(const Case (&cases)[N], uint64_t seed, void (*run)(cudnnHandle_t, const Case &, uint64_t)) {
+    for (const Case &c : cases) {
+      run(h, c, seed++);
+      if (HasFatalFailure()) break;
+    }
+  }
+
+  cudnnHandle_t h = nullptr;
+};
 
 void run_case(cudnnHandle_t h, const PathCase &c, uint64_t seed) {
   Rng rng(test_seed(seed));
@@ -66,10 +76,7 @@ void run_case(cudnnHandle_t h, const PathCase &c, uint64_t seed) {
   };
   HostTensor x = tensor(c.lo, c.hi), z = tensor(-1, 1), y = tensor(-1, 1), dy = tensor(-2, 2), dx = tensor(-1, 1);
   HostTensor dz = tensor(-1, 1), yi_prior = tensor(-1, 1);
-  std::vector<int64_t> pd(c.dims.size(), 1);
-  pd[1] = c.dims[1];
-  if (c.per_activation)
-    for (size_t i = 2; i < c.dims.size(); ++i) pd[i] = c.dims[i];
+  const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
   NormRefShape s{c.dims, c.per_activation};
   const size_t sets = static_cast<size_t>(s.sets());
   const double m = static_cast<double>(s.count());
@@ -93,20 +100,14 @@ void run_case(cudnnHandle_t h, const PathCase &c, uint64_t seed) {
 
   // Expected forward results.
   const NormRefStats st = norm_batch_stats(s, x);
-  std::vector<double> inv(sets);
-  for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+  const BnTrainingExpect want = bn_training_expect(st, rmean, rvar, eps, factor, m, dbl);
+  const std::vector<double> &inv = want.inv;
   const Scaling one(1), zero(0), half(0.5), minus(-0.5);
   poison(y);
   const std::vector<Expect> want_y = norm_forward_expect(s, x, &z, scale, bias, st.mean, inv, act, 1, 0, y, dbl);
   const std::vector<double> pre = norm_pre_activation(s, x, &z, scale, bias, st.mean, inv);
-  std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
-  for (size_t k = 0; k < sets; ++k) {
-    const double sd = std::sqrt(st.var[k]);
-    want_mean[k] = stat(st.mean[k], sd, dbl);
-    want_inv[k] = stat(inv[k], 0, dbl);
-    want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
-    want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
-  }
+  const std::vector<Expect> &want_mean = want.mean, &want_inv = want.inv_std, &want_rm = want.running_mean,
+                            &want_rv = want.running_var;
 
   struct Results {
     HostTensor y, mean, inv, rm, rv, mask, yi, dx, dz, ds, db;
@@ -235,20 +236,7 @@ const PathCase kCases[] = {
 
 }  // namespace
 
-TEST(CpuNormalizationPaths, LargeShapesLayoutsTypes) {
-  if (gpu_mode()) GTEST_SKIP() << "CPU engine";
-  cudnnHandle_t h = nullptr;
-  {
-    ScopedEnv pin("FREEDNN_ENGINE", "cpu.normalization");
-    ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-  }
-  uint64_t seed = 901;
-  for (const PathCase &c : kCases) {
-    run_case(h, c, seed++);
-    if (::testing::Test::HasFatalFailure()) break;
-  }
-  cudnnDestroy(h);
-}
+TEST_F(CpuNormalizationPaths, LargeShapesLayoutsTypes) { run_all(kCases, 901, run_case); }
 
 // ---- One-pass forward kernels --------------------------------------------------
 // Plain forward training and inference (no fused ops, beta = 0) of layouts
@@ -281,10 +269,7 @@ void run_plain(cudnnHandle_t h, const PlainCase &c, uint64_t seed) {
   fill_random(x, rng, c.lo, c.hi);
   HostTensor y = make_tensor(c.t, c.dims, packed_strides(c.dims, c.layout));
   poison(y);
-  std::vector<int64_t> pd(c.dims.size(), 1);
-  pd[1] = c.dims[1];
-  if (c.per_activation)
-    for (size_t i = 2; i < c.dims.size(); ++i) pd[i] = c.dims[i];
+  const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
   NormRefShape s{c.dims, c.per_activation};
   const size_t sets = static_cast<size_t>(s.sets());
   const double m = static_cast<double>(s.count());
@@ -293,18 +278,12 @@ void run_plain(cudnnHandle_t h, const PlainCase &c, uint64_t seed) {
   const double eps = 1e-5, factor = 0.5;
 
   const NormRefStats st = norm_batch_stats(s, x);
-  std::vector<double> inv(sets);
-  for (size_t k = 0; k < sets; ++k) inv[k] = 1 / std::sqrt(st.var[k] + eps);
+  const BnTrainingExpect want = bn_training_expect(st, rmean, rvar, eps, factor, m, dbl);
+  const std::vector<double> &inv = want.inv;
   const std::vector<Expect> want_y =
       norm_forward_expect(s, x, nullptr, scale, bias, st.mean, inv, NormRefAct{}, c.alpha, 0, y, dbl);
-  std::vector<Expect> want_mean(sets), want_inv(sets), want_rm(sets), want_rv(sets);
-  for (size_t k = 0; k < sets; ++k) {
-    const double sd = std::sqrt(st.var[k]);
-    want_mean[k] = stat(st.mean[k], sd, dbl);
-    want_inv[k] = stat(inv[k], 0, dbl);
-    want_rm[k] = stat((1 - factor) * rmean[k] + factor * st.mean[k], sd + std::fabs(rmean[k]), dbl);
-    want_rv[k] = stat((1 - factor) * rvar[k] + factor * st.var[k] * m / (m - 1), rvar[k], dbl);
-  }
+  const std::vector<Expect> &want_mean = want.mean, &want_inv = want.inv_std, &want_rm = want.running_mean,
+                            &want_rv = want.running_var;
 
   TensorDesc td(x), bnd(pt, pd, packed_strides(pd, Layout::nchw));
   const Scaling alpha(c.alpha), zero(0);
@@ -373,17 +352,4 @@ const PlainCase kPlainCases[] = {
 
 }  // namespace
 
-TEST(CpuNormalizationPaths, OnePassForwardKernels) {
-  if (gpu_mode()) GTEST_SKIP() << "CPU engine";
-  cudnnHandle_t h = nullptr;
-  {
-    ScopedEnv pin("FREEDNN_ENGINE", "cpu.normalization");
-    ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-  }
-  uint64_t seed = 951;
-  for (const PlainCase &c : kPlainCases) {
-    run_plain(h, c, seed++);
-    if (::testing::Test::HasFatalFailure()) break;
-  }
-  cudnnDestroy(h);
-}
+TEST_F(CpuNormalizationPaths, OnePassForwardKernels) { run_all(kPlainCases, 951, run_plain); }

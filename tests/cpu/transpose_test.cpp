@@ -16,6 +16,7 @@
 
 #include "common/buffer.hpp"
 #include "common/random.hpp"
+#include "common/random_layout.hpp"
 #include "common/reference.hpp"
 #include "common/tensor_data.hpp"
 
@@ -34,15 +35,6 @@ std::vector<int64_t> padded_strides(const std::vector<int64_t> &d, bool nhwc, in
   }
   const int64_t sh = w + pad, sc = h * sh, sn = c * sc + pad;
   return {sn, sc, sh, 1};
-}
-
-std::string describe(const HostTensor &t) {
-  std::string s = type_name(t.dtype);
-  s += " dims";
-  for (int64_t d : t.dims) s += " " + std::to_string(d);
-  s += " strides";
-  for (int64_t d : t.strides) s += " " + std::to_string(d);
-  return s;
 }
 
 class CpuLineTranspose : public ::testing::Test {
