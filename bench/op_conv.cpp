@@ -110,27 +110,6 @@ ConvDesc parse_desc(const std::string &text) {
   return c;
 }
 
-
-// The descriptor written back in full (repro lines and tables).
-std::string desc_text(const ConvDesc &c) {
-  std::string t;
-  if (c.g != 1) t += "g" + std::to_string(c.g);
-  t += "mb" + std::to_string(c.mb) + "ic" + std::to_string(c.ic);
-  const char *names[3] = {"d", "h", "w"};
-  auto spatial = [&](const char *prefix, const int64_t *vals, bool always) {
-    for (int a = c.first(); a < 3; ++a)
-      if (always || vals[a] != vals[1] || a == 1) t += prefix + std::string(names[a]) + std::to_string(vals[a]);
-  };
-  spatial("i", c.in, false);
-  t += "oc" + std::to_string(c.oc);
-  spatial("o", c.out, false);
-  spatial("k", c.k, false);
-  if (c.s[1] != 1 || c.s[2] != 1 || (c.nsp == 3 && c.s[0] != 1)) spatial("s", c.s, false);
-  if (c.p[1] != 0 || c.p[2] != 0 || (c.nsp == 3 && c.p[0] != 0)) spatial("p", c.p, false);
-  if (c.d[1] != 0 || c.d[2] != 0 || (c.nsp == 3 && c.d[0] != 0)) spatial("d", c.d, false);
-  return t;
-}
-
 enum class Dir { fwd, bwd_data, bwd_filter };
 
 Dir dir_of(const Problem &p) {

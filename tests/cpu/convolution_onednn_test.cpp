@@ -117,9 +117,9 @@ struct Bound {
 
 // The engine's algorithm of a direction.
 int engine_algo(Dir d) {
-  return d == Dir::fwd ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM
-         : d == Dir::bwd_data ? CUDNN_CONVOLUTION_BWD_DATA_ALGO_1
-                              : CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  return d == Dir::fwd        ? static_cast<int>(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)
+         : d == Dir::bwd_data ? static_cast<int>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_1)
+                              : static_cast<int>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
 }
 
 // The heuristic's first algorithm (its order is the default engines' on a
