@@ -2,6 +2,7 @@
 // multiply-shift division (the engine keeps every span below 2^31).
 //  - Max forward, 2-d, square 2x2 / 3x3 windows of stride 2 (horizontal
 //    padding 0 or 1), float / half / bfloat16: row-strip kernels, NCHW-like
+//    (average pooling too, NCHW-like only)
 //    (rows of stride 1) and NHWC-like (16-byte channel vectors). A warp walks
 //    a strip of output rows, loads every input line it needs once (16-byte
 //    loads issued back to back), shares window columns between lanes
@@ -615,10 +616,13 @@ struct MaxWord<bf16_bits> {
 // maximum of the window (same value, signed zeros and NaN rules included).
 // Positions outside the input are the compute type's lowest value, which
 // leaves a fold unchanged, as skipping them does.
-template <int K, int PW, int RO, class S, class C>
-__global__ void __launch_bounds__(256) pooling_max_forward_rows(Geo g, const S *__restrict__ x, S *__restrict__ y,
-                                                                C alpha, C beta, uint32_t warps_total,
-                                                                bool vec_store) {
+//
+// AVG: the same walk for average pooling: sums instead of maxima (positions
+// outside the input add 0), each output scaled by 1 / its window's count
+// (inverse_count: padding included or excluded) before the blend.
+template <int K, int PW, int RO, bool AVG, class S, class C>
+__global__ void __launch_bounds__(256) pooling_forward_rows(Geo g, const S *__restrict__ x, S *__restrict__ y,
+                                                            C alpha, C beta, uint32_t warps_total, bool vec_store) {
   constexpr int E = 16 / sizeof(S), EO = E / 2, NR = 2 * RO + K - 2;
   const uint32_t wid = blockIdx.x * 8 + threadIdx.x / 32;
   if (wid >= warps_total) return;  // whole warps leave: the shuffles below see full warps
@@ -642,11 +646,23 @@ __global__ void __launch_bounds__(256) pooling_max_forward_rows(Geo g, const S *
     if (col_ok && static_cast<unsigned>(h) < static_cast<unsigned>(H))
       raw[i] = *reinterpret_cast<const P *>(xp + h * g.is[3] + q * E);
   }
-  const C low = lowest<C>();
+  const C low = AVG ? C(0) : lowest<C>();
+  auto fold = [&](C a, C b) {
+    if constexpr (AVG) return a + b;
+    else return fmax_fold(a, b, g.prop);
+  };
   const int w_left = q * E - 1, w_right = q * E + E;
   S *yp = y + n * g.os[0] + c * g.os[1];
   const int ow0 = q * EO;
   C acc[EO], nxt[EO];
+  // Sums of output row oh to averages (the next row's sums start afresh).
+  auto average = [&](C *sums, int oh) {
+#pragma unroll
+    for (int u = 0; u < EO; ++u) {
+      const int st[3] = {0, oh * 2 - g.pad[1], (ow0 + u) * 2 - g.pad[2]};
+      sums[u] *= inverse_count<C>(g, st);
+    }
+  };
 #pragma unroll
   for (int u = 0; u < EO; ++u) acc[u] = nxt[u] = low;
 #pragma unroll
@@ -672,16 +688,17 @@ __global__ void __launch_bounds__(256) pooling_max_forward_rows(Geo g, const S *
     for (int u = 0; u < EO; ++u) {
       C m = low;
 #pragma unroll
-      for (int kw = 0; kw < K; ++kw) m = fmax_fold(m, v[1 + 2 * u - PW + kw], g.prop);
+      for (int kw = 0; kw < K; ++kw) m = fold(m, v[1 + 2 * u - PW + kw]);
       rm[u] = m;
     }
     // Row i is row i - 2 o of output row o (o = i / 2 and, for K = 3 and
     // even i > 0, also o - 1, whose last row it is).
     if (K == 3 && i >= 2 && i % 2 == 0) {
 #pragma unroll
-      for (int u = 0; u < EO; ++u) nxt[u] = fmax_fold(acc[u], rm[u], g.prop);
+      for (int u = 0; u < EO; ++u) nxt[u] = fold(acc[u], rm[u]);
       const int oh = oh0 + i / 2 - 1;
       if (oh < g.out[1]) {
+        if constexpr (AVG) average(nxt, oh);
         S *o = yp + oh * g.os[3] + ow0;
         if (vec_store && ow0 + EO <= g.out[2]) {
           store_vec<S, C, EO>(o, nxt, alpha, beta);
@@ -694,14 +711,15 @@ __global__ void __launch_bounds__(256) pooling_max_forward_rows(Geo g, const S *
     }
     if (i % 2 == 0 && i / 2 < RO) {
 #pragma unroll
-      for (int u = 0; u < EO; ++u) acc[u] = fmax_fold(low, rm[u], g.prop);
+      for (int u = 0; u < EO; ++u) acc[u] = fold(low, rm[u]);
     } else if (i / 2 < RO || K == 2) {
 #pragma unroll
-      for (int u = 0; u < EO; ++u) acc[u] = fmax_fold(acc[u], rm[u], g.prop);
+      for (int u = 0; u < EO; ++u) acc[u] = fold(acc[u], rm[u]);
     }
     if (K == 2 && i % 2 == 1) {
       const int oh = oh0 + i / 2;
       if (oh < g.out[1]) {
+        if constexpr (AVG) average(acc, oh);
         S *o = yp + oh * g.os[3] + ow0;
         if (vec_store && ow0 + EO <= g.out[2]) {
           store_vec<S, C, EO>(o, acc, alpha, beta);
@@ -715,16 +733,17 @@ __global__ void __launch_bounds__(256) pooling_max_forward_rows(Geo g, const S *
   }
 }
 
-// Launches the row-strip max forward when it applies (true), else nothing.
+// Launches the row-strip max or average forward when it applies (true),
+// else nothing.
 template <class S, class C>
-bool launch_max_forward_rows(const PoolingArgs &a, Geo g, const S *x, S *y, C alpha, C beta, cudaStream_t stream) {
+bool launch_forward_rows(const PoolingArgs &a, Geo g, const S *x, S *y, C alpha, C beta, cudaStream_t stream) {
   if constexpr (sizeof(S) != 4 && sizeof(S) != 2) {
     return false;
   } else {
     constexpr int E = 16 / sizeof(S), EO = E / 2, RO = 8;
     const bool two_d = g.in[0] == 1 && g.out[0] == 1 && g.win[0] == 1 && g.pad[0] == 0;
     const int K = g.win[1];
-    if (!g.is_max || !two_d || g.win[2] != K || (K != 2 && K != 3) || g.str[1] != 2 || g.str[2] != 2 ||
+    if (!two_d || g.win[2] != K || (K != 2 && K != 3) || g.str[1] != 2 || g.str[2] != 2 ||
         g.pad[1] < 0 || (g.pad[2] != 0 && g.pad[2] != 1) || g.is[4] != 1 || g.os[4] != 1 || g.in[2] % E != 0 ||
         g.is[0] % E != 0 || g.is[1] % E != 0 || g.is[3] % E != 0 || !aligned_to(x, 16))
       return false;
@@ -737,15 +756,20 @@ bool launch_max_forward_rows(const PoolingArgs &a, Geo g, const S *x, S *y, C al
     g.d_cv = FastDivmod(static_cast<uint32_t>(g.c));
     const unsigned blocks = static_cast<unsigned>((warps + 7) / 8);
     const uint32_t wt = static_cast<uint32_t>(warps);
-    if (K == 3 && g.pad[2] == 1)
-      pooling_max_forward_rows<3, 1, RO, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
-    else if (K == 3)
-      pooling_max_forward_rows<3, 0, RO, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
-    else if (g.pad[2] == 1)
-      pooling_max_forward_rows<2, 1, RO, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
-    else
-      pooling_max_forward_rows<2, 0, RO, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
-    check_launch("pooling_max_forward_rows");
+    auto run = [&](auto avg) {
+      constexpr bool AVG = decltype(avg)::value;
+      if (K == 3 && g.pad[2] == 1)
+        pooling_forward_rows<3, 1, RO, AVG, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
+      else if (K == 3)
+        pooling_forward_rows<3, 0, RO, AVG, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
+      else if (g.pad[2] == 1)
+        pooling_forward_rows<2, 1, RO, AVG, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
+      else
+        pooling_forward_rows<2, 0, RO, AVG, S, C><<<blocks, 256, 0, stream>>>(g, x, y, alpha, beta, wt, vec_store);
+    };
+    if (g.is_max) run(std::false_type{});
+    else run(std::true_type{});
+    check_launch("pooling_forward_rows");
     return true;
   }
 }
@@ -918,7 +942,7 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
     if (total == 0) return;
     S *y = static_cast<S *>(a.y);
     if constexpr (VEC == 1) {
-      if (!g.channels_inner && launch_max_forward_rows<S, C>(a, g, x, y, alpha, beta, stream)) return;
+      if (!g.channels_inner && launch_forward_rows<S, C>(a, g, x, y, alpha, beta, stream)) return;
     } else {
       if (launch_max_forward_nhwc_rows<S, C, VEC>(a, g, x, y, alpha, beta, stream)) return;
     }

@@ -257,21 +257,18 @@ TEST(PoolingBackward, MaxStride2NchwTiles) {
   }
 }
 
-// Max forward, square 2x2 / 3x3 windows of stride 2, rows of stride 1
-// (NCHW, rows padded or not) and NHWC: the CUDA engine's row-strip kernels
-// (16-byte vectors, neighbours through shuffles, direct loads at warp edges
-// when a row is wider than 32 vectors or a warp's first column), paddings
-// of 0 or 1, output extents other than the advised ones, NaN rules and
-// blending.
-TEST(PoolingForward, MaxStride2NchwRowStrips) {
+// 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
+// `cases` problems, the first `nchw_cases` NCHW-like (rows with gaps), the
+// rest NHWC; modes drawn from `modes`.
+void check_stride2_row_strips(uint64_t seed, const std::vector<cudnnPoolingMode_t> &modes, int cases, int nchw_cases) {
   EngineHandles hs;
-  Rng rng(test_seed(305));
+  Rng rng(test_seed(seed));
   const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
-  for (int k = 0; k < 18; ++k) {
+  for (int k = 0; k < cases; ++k) {
     const cudnnDataType_t dt = types[k % 3];
-    const bool nhwc = k >= 9;
+    const bool nhwc = k >= nchw_cases;
     PoolingParams p;
-    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.mode = rng.pick(modes);
     p.propagate_nan = rng.coin();
     const int w = static_cast<int>(rng.integer(2, 3));
     p.window = {w, w};
@@ -315,6 +312,24 @@ TEST(PoolingForward, MaxStride2NchwRowStrips) {
       EXPECT_TRUE(gaps_untouched(y, y0));
     }
   }
+}
+
+// Max forward, square 2x2 / 3x3 windows of stride 2, rows of stride 1
+// (NCHW, rows padded or not) and NHWC: the CUDA engine's row-strip kernels
+// (16-byte vectors, neighbours through shuffles, direct loads at warp edges
+// when a row is wider than 32 vectors or a warp's first column), paddings
+// of 0 or 1, output extents other than the advised ones, NaN rules and
+// blending.
+TEST(PoolingForward, MaxStride2NchwRowStrips) {
+  check_stride2_row_strips(305, {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC}, 18, 9);
+}
+
+// The average form of the NCHW row-strip kernel: padding counted in or out,
+// windows that reach past the input (and, with ydims changed, past the
+// padding).
+TEST(PoolingForward, AverageStride2NchwRowStrips) {
+  check_stride2_row_strips(
+      306, {CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}, 12, 12);
 }
 
 // NaN: PROPAGATE gives NaN where a window holds one; NOT_PROPAGATE skips it.
