@@ -1,6 +1,7 @@
 #include "op.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace bench {
@@ -57,6 +58,18 @@ std::string problem_text(const Problem &p) {
     if (!knobs.empty()) text += " " + knobs;
   }
   return text + " " + (p.descriptor.empty() ? shapes_to_string(p.shapes) : p.descriptor);
+}
+
+CheckResult all_finite(const std::vector<double> &values, const std::string &what) {
+  CheckResult r;
+  r.passed = true;
+  for (double v : values)
+    if (!std::isfinite(v)) {
+      r.passed = false;
+      r.detail = what + " has a non-finite element";
+      break;
+    }
+  return r;
 }
 
 }  // namespace bench

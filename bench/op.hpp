@@ -31,6 +31,10 @@ struct CheckResult {
   std::string detail;       // first mismatches, or why it failed
 };
 
+// Passed when every value is finite (the attention benches check only that:
+// their exact checks are in the tests); `what` names the output in the detail.
+CheckResult all_finite(const std::vector<double> &values, const std::string &what);
+
 // A peer library running the same problem (oneDNN on the CPU).
 class PeerRun {
  public:

@@ -65,15 +65,10 @@ class SdpaRun : public OpRun {
       uids.push_back(val.uid);
       ptrs.push_back(val.bytes);
     }
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
+    plan_.bind(uids, ptrs);
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { plan_.execute(); }
 
   // Every 128th query row (and row 0) of every head against the float64
   // attention: the full reference would take minutes at s = 1024.
@@ -123,7 +118,6 @@ class SdpaRun : public OpRun {
   fdnn_test::SdpaConfig c_;
   fdnn_test::SdpaGraph graph_;
   GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
   fdnn_test::Buffer q_, k_, v_, o_;
   fdnn_test::SdpaData data_;
 };
@@ -189,13 +183,8 @@ class SdpaBwdRun : public OpRun {
                                  fdnn_test::kSdpaStats};
     std::vector<void *> ptrs = {q_.get(), k_.get(), v_.get(), o_.get(), stats_.get()};
     for (auto &val : fwd_graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
-    fdnn_test::Desc fpack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(fpack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(fpack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(fpack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, fwd_plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(fpack.finalize(), "finalize variant pack");
-    check_status(cudnnBackendExecute(handle_, fwd_plan_.plan->d, fpack.d), "cudnnBackendExecute (forward)");
+    fwd_plan_.bind(uids, ptrs);
+    fwd_plan_.execute();
     fdnn_test::HostTensor d_o = fdnn_test::make_tensor(c_.f.io_type, sh.o_dims, sh.o_strides);
     fdnn_test::fill_random(d_o, rng, -1, 1);
     dq_host_ = fdnn_test::make_tensor(c_.f.io_type, sh.q_dims, sh.q_strides);
@@ -212,27 +201,14 @@ class SdpaBwdRun : public OpRun {
     ptrs = {q_.get(), k_.get(), v_.get(), o_.get(), stats_.get(), do_.get(), q_.get(), k_.get(), do_.get(),
             dq_.get(), dk_.get(), dv_.get(), sum_.get(), acc_.get()};
     for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
+    plan_.bind(uids, ptrs);
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { plan_.execute(); }
 
   CheckResult check() override {
     fdnn_test::download(dq_, dq_host_);
-    CheckResult r;
-    r.passed = true;
-    for (double v : dq_host_.values())
-      if (!std::isfinite(v)) {
-        r.passed = false;
-        r.detail = "dQ has a non-finite element";
-        break;
-      }
-    return r;
+    return all_finite(dq_host_.values(), "dQ");
   }
 
   double bytes_moved() const override { return bytes_; }
@@ -249,7 +225,6 @@ class SdpaBwdRun : public OpRun {
   fdnn_test::SdpaConfig fwd_config_;
   fdnn_test::SdpaGraph fwd_graph_, graph_;
   GraphPlan fwd_plan_, plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
   fdnn_test::Buffer q_, k_, v_, o_, stats_, do_, dq_, dk_, dv_, sum_, acc_;
   fdnn_test::SdpaData data_;
   fdnn_test::HostTensor dq_host_;

@@ -66,27 +66,14 @@ class SdpaFp8BwdRun : public OpRun {
       ptrs.push_back(bufs_.back().get());
     }
     for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
+    plan_.bind(uids, ptrs);
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { plan_.execute(); }
 
   CheckResult check() override {
     fdnn_test::download(bufs_[dq_index_], data_.dq);
-    CheckResult r;
-    r.passed = true;
-    for (double v : data_.dq.values())
-      if (!std::isfinite(v)) {
-        r.passed = false;
-        r.detail = "dQ has a non-finite element";
-        break;
-      }
-    return r;
+    return all_finite(data_.dq.values(), "dQ");
   }
 
   double bytes_moved() const override {
@@ -101,7 +88,6 @@ class SdpaFp8BwdRun : public OpRun {
   fdnn_test::SdpaFp8BwdConfig c_;
   fdnn_test::SdpaGraph graph_;
   GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
   std::vector<fdnn_test::Buffer> bufs_;
   size_t dq_index_ = 0;
   fdnn_test::SdpaFp8BwdData data_;

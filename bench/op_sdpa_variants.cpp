@@ -86,27 +86,14 @@ class SdpaVariantRun : public OpRun {
       ptrs.push_back(bufs_.back().get());
     }
     for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
-    pack_ = std::make_unique<fdnn_test::Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), "set pack uids");
-    check_status(pack_->set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), "set pack pointers");
-    check_status(pack_->set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, plan_.workspace.get()),
-                 "set pack workspace");
-    check_status(pack_->finalize(), "finalize variant pack");
+    plan_.bind(uids, ptrs);
   }
 
-  void execute() override { check_status(cudnnBackendExecute(handle_, plan_.plan->d, pack_->d), "cudnnBackendExecute"); }
+  void execute() override { plan_.execute(); }
 
   CheckResult check() override {
     fdnn_test::download(bufs_[o_index_], data_.o);
-    CheckResult r;
-    r.passed = true;
-    for (double v : data_.o.values())
-      if (!std::isfinite(v)) {
-        r.passed = false;
-        r.detail = "O has a non-finite element";
-        break;
-      }
-    return r;
+    return all_finite(data_.o.values(), "O");
   }
 
   double bytes_moved() const override {
@@ -120,7 +107,6 @@ class SdpaVariantRun : public OpRun {
   fdnn_test::SdpaVariantConfig c_;
   fdnn_test::SdpaVariantGraph graph_;
   GraphPlan plan_;
-  std::unique_ptr<fdnn_test::Desc> pack_;
   std::vector<fdnn_test::Buffer> bufs_;
   size_t o_index_ = 0;
   fdnn_test::SdpaVariantData data_;
