@@ -24,6 +24,7 @@
 // Tasks do not depend on the thread count, and dscale / dbias are combined
 // per channel over n in order: results are the same for any thread count.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <type_traits>
@@ -36,10 +37,19 @@
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/normalization_operands.hpp"
 #include "cpu/normalization_row_io.hpp"
 
 namespace fdnn::cpu {
 namespace {
+
+using normop::kInv;
+using normop::kMean;
+using normop::kRmIn;
+using normop::kRmOut;
+using normop::kRvIn;
+using normop::kRvOut;
+using normop::kVar;
 
 using normrow::lane_sum;
 using normrow::load_row;
@@ -57,10 +67,6 @@ struct InstanceGeometry {
   int64_t chunk = 1, nch = 1;            // cols: channels per task, tasks per n
 };
 
-bool data_type_ok(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
-}
-
 Support check_instance(const graph::Graph &g, InstanceGeometry *out) {
   if (Support s = check_single_normalization(g); !s) return s;
   const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
@@ -68,16 +74,9 @@ Support check_instance(const graph::Graph &g, InstanceGeometry *out) {
   if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
     return Support::no("fused residual / activation are not implemented here");
   const graph::Tensor &x = g.tensor(op.x);
-  if (!data_type_ok(x.dtype)) return Support::no("x's type");
+  if (Support s = normop::check_data_operands(g, op); !s) return s;
   if (x.rank() < 3) return Support::no("instance norm needs N, C and spatial dims");
   const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
-  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
-  for (graph::Uid u : {op.y, op.dy, op.dx}) {
-    if (u == graph::kNoTensor) continue;
-    const graph::Tensor &t = g.tensor(u);
-    if (t.dtype != x.dtype) return Support::no("data tensors differ in type");
-    if (t.strides != x.strides) return Support::no("data tensors differ in strides");
-  }
   const int rank = x.rank();
   // Statistics: [N, C, 1, ...].
   const std::vector<int64_t> st = normalization_stats_dims(g, op);
@@ -87,8 +86,7 @@ Support check_instance(const graph::Graph &g, InstanceGeometry *out) {
                        op.running_mean_in, op.running_var_in, op.running_mean_out, op.running_var_out}) {
     if (u == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(u);
-    if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
-    if (t.dtype != (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT)) return Support::no("statistics / parameter type");
+    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     const bool param = u == op.scale || u == op.bias || u == op.dscale || u == op.dbias;
     if (param) {
       for (int d = 0; d < rank; ++d)
@@ -163,14 +161,8 @@ class Plan final : public ExecutionPlan {
 
  private:
   enum { kScale, kBias, kDscale, kDbias };
-  enum { kMean, kInv, kVar, kRmIn, kRvIn, kRmOut, kRvOut };
 
-  static void *ptr(const VariantPack &pack, graph::Uid u) {
-    if (u == graph::kNoTensor) return nullptr;
-    void *p = pack.get(u);
-    if (p == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u);
-    return p;
-  }
+  static void *ptr(const VariantPack &pack, graph::Uid u) { return normop::operand(pack, u); }
 
   template <class F>
   void parallel(const ExecContext &ctx, int64_t tasks, int64_t elements, F &&body) const {
@@ -191,10 +183,7 @@ class Plan final : public ExecutionPlan {
     const bool training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
     const bool compute = training || (op.backward && op.inv_variance == graph::kNoTensor);
     void *x = ptr(pack, op.x);
-    void *stat[7] = {ptr(pack, op.mean),           ptr(pack, op.inv_variance),
-                     ptr(pack, op.variance),       ptr(pack, op.running_mean_in),
-                     ptr(pack, op.running_var_in), ptr(pack, op.running_mean_out),
-                     ptr(pack, op.running_var_out)};
+    const std::array<void *, 7> stat = normop::stat_pointers(pack, op);
     const auto sat = [&](int j, int64_t n, int64_t c) { return n * sstride_[j].first + c * sstride_[j].second; };
     std::vector<double> scale(static_cast<size_t>(Cn), 1.0), bias(static_cast<size_t>(Cn), 0.0);
     if (void *p = ptr(pack, op.scale))

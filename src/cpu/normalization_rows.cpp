@@ -25,6 +25,7 @@
 // kept per tile in double and the tiles combined in order, so results do not
 // depend on the thread count.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -38,6 +39,7 @@
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/normalization_operands.hpp"
 #include "cpu/normalization_row_io.hpp"
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -46,6 +48,14 @@
 
 namespace fdnn::cpu {
 namespace {
+
+using normop::kInv;
+using normop::kMean;
+using normop::kRmIn;
+using normop::kRmOut;
+using normop::kRvIn;
+using normop::kRvOut;
+using normop::kVar;
 
 using normrow::lane_sum;
 using normrow::load_row;
@@ -66,10 +76,6 @@ struct RowGeometry {
   std::vector<int> reduced_axes;
 };
 
-bool data_type_ok(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
-}
-
 Support check_rows(const graph::Graph &g, RowGeometry *out) {
   if (Support s = check_single_normalization(g, true); !s) return s;
   const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
@@ -77,22 +83,14 @@ Support check_rows(const graph::Graph &g, RowGeometry *out) {
   if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
     return Support::no("fused residual / activation are not implemented here");
   const graph::Tensor &x = g.tensor(op.x);
-  if (!data_type_ok(x.dtype)) return Support::no("x's type");
+  if (Support s = normop::check_data_operands(g, op); !s) return s;
   const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
-  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
-  for (graph::Uid u : {op.y, op.dy, op.dx}) {
-    if (u == graph::kNoTensor) continue;
-    const graph::Tensor &t = g.tensor(u);
-    if (t.dtype != x.dtype) return Support::no("data tensors differ in type");
-    if (t.strides != x.strides) return Support::no("data tensors differ in strides");
-  }
   const NormShape shape = normalization_shape(g, op);
   for (graph::Uid u : {op.scale, op.bias, op.dscale, op.dbias, op.mean, op.inv_variance, op.variance,
                        op.running_mean_in, op.running_var_in, op.running_mean_out, op.running_var_out}) {
     if (u == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(u);
-    if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
-    if (t.dtype != (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT)) return Support::no("statistics / parameter type");
+    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     const bool param = u == op.scale || u == op.bias || u == op.dscale || u == op.dbias;
     for (int d = 0; d < x.rank(); ++d) {
       if (param && !shape.reduced[d] && t.dims[d] != 1)
@@ -222,14 +220,8 @@ class Plan final : public ExecutionPlan {
 
  private:
   enum { kScale, kBias, kDscale, kDbias };
-  enum { kMean, kInv, kVar, kRmIn, kRvIn, kRmOut, kRvOut };
 
-  static void *ptr(const VariantPack &pack, graph::Uid u) {
-    if (u == graph::kNoTensor) return nullptr;
-    void *p = pack.get(u);
-    if (p == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for tensor uid ", u);
-    return p;
-  }
+  static void *ptr(const VariantPack &pack, graph::Uid u) { return normop::operand(pack, u); }
 
   template <cudnnDataType_t DT, class C>
   void run(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const {
@@ -244,10 +236,7 @@ class Plan final : public ExecutionPlan {
     if (void *p = ptr(pack, op.bias); p && !op.backward)
       for (int64_t i = 0; i < D; ++i) bi[i] = static_cast<C>(load_lane(st, p, pos_[kBias][i]));
     void *x = ptr(pack, op.x);
-    void *stat[7] = {ptr(pack, op.mean),           ptr(pack, op.inv_variance),
-                     ptr(pack, op.variance),       ptr(pack, op.running_mean_in),
-                     ptr(pack, op.running_var_in), ptr(pack, op.running_mean_out),
-                     ptr(pack, op.running_var_out)};
+    const std::array<void *, 7> stat = normop::stat_pointers(pack, op);
     const auto stat_at = [&](int j, int64_t k) { return set_offset(G_, stat_strides_[j], k); };
     const int64_t tiles = (R + kTileRows - 1) / kTileRows;
     const double eps = op.epsilon, f = op.exp_avg_factor;
