@@ -362,6 +362,40 @@ TEST(Convolution, FewChannelsEveryAlgorithm) {
   }
 }
 
+// Pointwise (1x1, stride 1, no padding) NCHW convolutions, images with gaps
+// between them: the GPU's forward GEMM algorithm runs these as one cuBLAS
+// batched matrix product per call.
+TEST(Convolution, PointwiseNchwEveryAlgorithm) {
+  Handle h;
+  Rng rng(test_seed(407));
+  for (int iter = 0; iter < 6; ++iter) {
+    Problem pr;
+    pr.dtype = iter % 3 == 2 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    pr.compute = pr.dtype;
+    const int64_t N = rng.integer(1, 3), C = iter == 0 ? 1 : rng.integer(2, 40), K = iter == 1 ? 1 : rng.integer(2, 40);
+    ConvParams &p = pr.p;
+    p.mode = rng.coin() ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+    p.pad = {0, 0};
+    p.stride = {1, 1};
+    p.dilation = {1, static_cast<int>(rng.integer(1, 2))};
+    const std::vector<int64_t> xd{N, C, rng.integer(1, 9), rng.integer(1, 13)}, wd{K, C, 1, 1};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    const int64_t gap = rng.integer(0, 5);
+    pr.wformat = CUDNN_TENSOR_NCHW;
+    pr.x = make_tensor(pr.dtype, xd, {C * xd[2] * xd[3] + gap, xd[2] * xd[3], xd[3], 1});
+    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nchw));
+    pr.y = make_tensor(pr.dtype, yd, {K * yd[2] * yd[3] + gap, yd[2] * yd[3], yd[3], 1});
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = std::string(type_name(pr.dtype)) + " 1x1 N" + std::to_string(N) + " C" + std::to_string(C) + " K" +
+              std::to_string(K) + " " + std::to_string(xd[2]) + "x" + std::to_string(xd[3]) + " gap " +
+              std::to_string(gap);
+    check_all_algorithms(h, rng, pr);
+    if (HasFailure()) break;
+  }
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

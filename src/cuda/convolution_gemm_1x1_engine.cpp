@@ -1,0 +1,123 @@
+// cuda.conv.gemm_1x1: the forward GEMM algorithm (CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
+// for pointwise convolutions (every filter extent 1, stride 1, no padding,
+// one group) on FLOAT or DOUBLE data whose images are planes of packed
+// pixels (NCHW-like). Such a convolution is exactly one matrix product per
+// image, y[n] (K x P) = w (K x C) x[n] (C x P) with P the pixel count, so it
+// runs as one cuBLAS strided batched SGEMM / DGEMM over the images (the
+// filter's batch stride 0), with cuBLAS's alpha / beta as the blend (beta = 0
+// never reads y). cuBLAS keeps its default math: FMA arithmetic, no TF32.
+// It needs no workspace and ranks before cuda.conv.gemm (whose im2col copy
+// a 1x1 filter does not need); Find times it against the implicit GEMM.
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <variant>
+
+#include "core/convolution_support.hpp"
+#include "core/engine.hpp"
+#include "core/error.hpp"
+#include "cuda/convolution_winograd_cublas.hpp"
+
+namespace fdnn::cuda {
+namespace {
+
+using graph::ConvDirection;
+
+// True when t's spatial dims (2 ..) are packed row-major inside each channel
+// plane and its channel stride is one plane (NCHW-like images); the image
+// stride may leave gaps.
+bool planes_of_packed_pixels(const graph::Tensor &t, int64_t pixels) {
+  int64_t expect = 1;
+  for (int d = t.rank() - 1; d >= 2; --d) {
+    if (t.dims[d] != 1 && t.strides[d] != expect) return false;
+    expect *= t.dims[d];
+  }
+  return (t.dims[1] == 1 || t.strides[1] == pixels) && (t.dims[0] == 1 || t.strides[0] >= t.dims[1] * pixels);
+}
+
+struct Setup {
+  bool f64 = false;
+  int pixels = 0, C = 0, K = 0, N = 0;
+  int64_t x_image = 0, y_image = 0;  // element strides between images
+  int w_row = 0;                     // element stride between the filter's output channels
+};
+
+Setup make_setup(const graph::Graph &g) {
+  const ConvGeometry geo = convolution_geometry(g);
+  Setup s;
+  s.f64 = geo.x.dtype == CUDNN_DATA_DOUBLE;
+  s.pixels = static_cast<int>(geo.out_pixels());
+  s.C = static_cast<int>(geo.C);
+  s.K = static_cast<int>(geo.K);
+  s.N = static_cast<int>(geo.N);
+  s.x_image = geo.x.strides[0];
+  s.y_image = geo.y.strides[0];
+  s.w_row = static_cast<int>(geo.K > 1 ? geo.w.strides[0] : geo.C);  // cuBLAS wants ld >= C
+  return s;
+}
+
+class Plan final : public ExecutionPlan {
+ public:
+  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), s_(make_setup(g)) {}
+
+  void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
+    const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+    const void *x = pack.get(op.x), *w = pack.get(op.w);
+    void *y = pack.get(op.y);
+    if (x == nullptr || w == nullptr || y == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "missing data pointer");
+    if (s_.f64) run<double>(ctx, op, x, w, y);
+    else run<float>(ctx, op, x, w, y);
+  }
+
+ private:
+  template <class T>
+  void run(const ExecContext &ctx, const graph::ConvolutionOp &op, const void *x, const void *w, void *y) const {
+    // Column-major per image: y^T (P x K, ld P) = x^T (P x C, ld P) w^T (C x K, ld w_row).
+    gemm_.gemm_strided_batched<T>(ctx.stream, false, false, s_.pixels, s_.K, s_.C, static_cast<T>(op.blend.alpha),
+                                  static_cast<const T *>(x), s_.pixels, s_.x_image, static_cast<const T *>(w), s_.w_row,
+                                  0, static_cast<T>(op.blend.beta), static_cast<T *>(y), s_.pixels, s_.y_image, s_.N);
+  }
+
+  Setup s_;
+  mutable CublasHandle gemm_;
+};
+
+class CudaConvGemm1x1Engine final : public Engine {
+ public:
+  const char *name() const override { return "cuda.conv.gemm_1x1"; }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  int priority() const override { return 25; }  // before cuda.conv.gemm (30)
+  Support supports(const graph::Graph &g) const override {
+    if (Support s = check_single_convolution(g); !s) return s;
+    const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+    const ConvGeometry geo = convolution_geometry(g);
+    if (geo.direction != ConvDirection::forward || op.algo != CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
+      return Support::no(cat(name(), " implements the forward GEMM algorithm only"));
+    for (int d = 0; d < geo.nsp; ++d)
+      if (geo.filt[d] != 1 || geo.stride[d] != 1 || geo.pad[d] != 0)
+        return Support::no("not a pointwise convolution (1x1 filter, stride 1, no padding)");
+    if (geo.G != 1) return Support::no("one group only");
+    const cudnnDataType_t t = geo.x.dtype;
+    if (geo.w.dtype != t || geo.y.dtype != t || (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE) ||
+        geo.compute != t)
+      return Support::no("FLOAT or DOUBLE x, w, y and compute type");
+    const int64_t pixels = geo.out_pixels(), big = int64_t{1} << 31;
+    if (pixels >= big || geo.C >= big || geo.K >= big || geo.N >= big) return Support::no("extents of 2^31 or more");
+    if (!planes_of_packed_pixels(geo.x, pixels) || !planes_of_packed_pixels(geo.y, pixels))
+      return Support::no("x and y must be planes of packed pixels (NCHW-like)");
+    if ((geo.K > 1 && geo.w.strides[0] < geo.C) || (geo.C > 1 && geo.w.strides[1] != 1) || geo.w.strides[0] >= big)
+      return Support::no("the filter must be K rows of C contiguous weights");
+    const char *why = nullptr;
+    if (!cublas_available(&why)) return Support::no(why);
+    return Support::yes();
+  }
+  std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
+    return std::make_unique<Plan>(*this, g);
+  }
+};
+
+}  // namespace
+}  // namespace fdnn::cuda
+
+using fdnn::cuda::CudaConvGemm1x1Engine;
+FDNN_REGISTER_ENGINE(CudaConvGemm1x1Engine)
