@@ -1,6 +1,7 @@
 #include "backend_plan.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/backend_graph.hpp"
 #include "op.hpp"
@@ -112,6 +113,21 @@ void GraphPlan::bind(const std::vector<int64_t> &uids, const std::vector<void *>
 }
 
 void GraphPlan::execute() { check_status(cudnnBackendExecute(handle, plan->d, pack->d), "cudnnBackendExecute"); }
+
+size_t upload_tensors(const std::vector<std::pair<int64_t, fdnn_test::HostTensor *>> &tensors, int64_t watch,
+                      std::vector<fdnn_test::Buffer> &bufs, std::vector<int64_t> &uids, std::vector<void *> &ptrs) {
+  int64_t index = -1;
+  bufs.clear();
+  bufs.reserve(tensors.size());
+  for (const auto &[uid, t] : tensors) {
+    bufs.push_back(fdnn_test::upload(*t));
+    if (uid == watch) index = static_cast<int64_t>(bufs.size()) - 1;
+    uids.push_back(uid);
+    ptrs.push_back(bufs.back().get());
+  }
+  if (index < 0) throw std::invalid_argument("the graph's tensors have no uid " + std::to_string(watch));
+  return static_cast<size_t>(index);
+}
 
 bool strip_suffix(std::string &name, const std::string &suffix) {
   if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)

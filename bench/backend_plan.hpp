@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/tensor_data.hpp"
 #include "tensor.hpp"
 
 namespace fdnn_test {
@@ -67,6 +68,13 @@ struct GraphPlan {
   void execute();
 };
 GraphPlan plan_graph(cudnnHandle_t handle, const std::vector<fdnn_test::Desc *> &ops, cudnnBackendHeurMode_t mode);
+
+// Uploads each (uid, host tensor) into a new buffer of `bufs`, in order,
+// and appends the uid and the device pointer to uids / ptrs (for
+// GraphPlan::bind). Returns the index in bufs of uid `watch`, which must be
+// among them.
+size_t upload_tensors(const std::vector<std::pair<int64_t, fdnn_test::HostTensor *>> &tensors, int64_t watch,
+                       std::vector<fdnn_test::Buffer> &bufs, std::vector<int64_t> &uids, std::vector<void *> &ptrs);
 
 // Removes `suffix` from the end of `name` when name is longer than it
 // (the algorithm names' -opbyop, -nhwc); says whether it did.

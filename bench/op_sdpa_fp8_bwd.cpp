@@ -57,14 +57,7 @@ class SdpaFp8BwdRun : public OpRun {
     fdnn_test::sdpa_fp8_bwd_tensors(c_, data_, tensors_);
     std::vector<int64_t> uids;
     std::vector<void *> ptrs;
-    bufs_.clear();
-    bufs_.reserve(tensors_.list.size());
-    for (const auto &[uid, t] : tensors_.list) {
-      bufs_.push_back(fdnn_test::upload(*t));
-      if (uid == fdnn_test::kF8DQ) dq_index_ = bufs_.size() - 1;
-      uids.push_back(uid);
-      ptrs.push_back(bufs_.back().get());
-    }
+    dq_index_ = upload_tensors(tensors_.list, fdnn_test::kF8DQ, bufs_, uids, ptrs);
     for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
     plan_.bind(uids, ptrs);
   }

@@ -77,14 +77,7 @@ class SdpaVariantRun : public OpRun {
     const auto tensors = fdnn_test::sdpa_variant_tensors(c_, data_);
     std::vector<int64_t> uids;
     std::vector<void *> ptrs;
-    bufs_.clear();
-    bufs_.reserve(tensors.size());
-    for (const auto &[uid, t] : tensors) {
-      bufs_.push_back(fdnn_test::upload(*t));
-      if (uid == fdnn_test::kVarO) o_index_ = bufs_.size() - 1;
-      uids.push_back(uid);
-      ptrs.push_back(bufs_.back().get());
-    }
+    o_index_ = upload_tensors(tensors, fdnn_test::kVarO, bufs_, uids, ptrs);
     for (auto &val : graph_.values) uids.push_back(val.uid), ptrs.push_back(val.bytes);
     plan_.bind(uids, ptrs);
   }

@@ -34,10 +34,10 @@
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/normalization_operands.hpp"
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
-#include "cpu/normalization_operands.hpp"
 #include "cpu/normalization_row_io.hpp"
 
 namespace fdnn::cpu {

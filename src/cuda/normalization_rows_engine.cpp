@@ -6,22 +6,20 @@
 // bias, dscale and dbias are per position in the row (laid out as the row
 // is) or, for instance norm, per channel. Kernels in cuda/normalization_rows.cu.
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <variant>
 #include <vector>
 
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/normalization_operands.hpp"
 #include "core/normalization_support.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/normalization_rows_args.hpp"
 
 namespace fdnn::cuda {
 namespace {
-
-bool data_type_ok(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
-}
 
 Support check_rows(const graph::Graph &g, RowsArgs *out) {
   if (Support s = check_single_normalization(g, true); !s) return s;
@@ -31,16 +29,9 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
     return Support::no("not layer, RMS or instance norm");
   if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
     return Support::no("fused residual / activation are not implemented here");
+  if (Support s = normop::check_data_operands(g, op); !s) return s;
   const graph::Tensor &x = g.tensor(op.x);
-  if (!data_type_ok(x.dtype)) return Support::no("x's type");
   const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
-  if (normalization_computes_in_double(op) != dbl) return Support::no("compute type does not fit x's type");
-  for (graph::Uid u : {op.y, op.dy, op.dx}) {
-    if (u == graph::kNoTensor) continue;
-    const graph::Tensor &t = g.tensor(u);
-    if (t.dtype != x.dtype) return Support::no("data tensors differ in type");
-    if (t.strides != x.strides) return Support::no("data tensors differ in strides");
-  }
   const int rank = x.rank();
   const NormShape shape = normalization_shape(g, op);
   if (instance) {
@@ -72,13 +63,12 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
     a.kd[slot] = x.dims[kept[i]];
     a.x_stride[slot] = x.strides[kept[i]];
   }
-  const cudnnDataType_t ct = dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  const graph::Uid stats[kRowsStats] = {op.mean,           op.inv_variance,     op.variance,      op.running_mean_in,
-                                        op.running_var_in, op.running_mean_out, op.running_var_out};
+  const std::array<graph::Uid, 7> stats = normop::stat_uids(op);
+  static_assert(kRowsStats == 7, "the statistics slots of normop::stat_uids");
   for (int j = 0; j < kRowsStats; ++j) {
     if (stats[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(stats[j]);
-    if (t.dtype != ct || t.by_value) return Support::no("statistics type");
+    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     for (size_t i = 0; i < kept.size(); ++i)
       a.stat_stride[j][kept.size() == 1 ? 1 : i] = t.dims[kept[i]] == 1 ? 0 : t.strides[kept[i]];
   }
@@ -86,7 +76,7 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   for (int j = 0; j < kRowsParams; ++j) {
     if (params[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(params[j]);
-    if (t.dtype != ct || t.by_value) return Support::no("parameter type");
+    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     if (instance) {
       for (int d = 0; d < rank; ++d)
         if (d != 1 && t.dims[d] != 1) return Support::no("scale / bias are not [1, C, 1, ...]");

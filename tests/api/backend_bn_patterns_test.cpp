@@ -38,15 +38,12 @@ std::vector<std::string> run_pattern(PatternGraph &pg) {
   {
     const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, pg.ops);
     for (auto &cfg : cfgs) {
-      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg->d),
-                CUDNN_STATUS_SUCCESS);
-      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-        ADD_FAILURE() << "plan: " << last_error();
+      std::unique_ptr<Desc> owned = finalized_plan(handle, cfg->d);
+      if (!owned) {
         names.push_back("?");
         continue;
       }
+      Desc &plan = *owned;
       names.push_back(plan_engine_name(plan));
       SCOPED_TRACE("engine " + names.back());
       int64_t ws_size = 0, got = 0;

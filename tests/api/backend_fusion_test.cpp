@@ -31,14 +31,9 @@ class BackendFusion : public BackendGraphTest {
   // Makes the plan of cfg, runs it on fresh copies of the inputs and poisoned
   // outputs, and compares every output. Returns the engine's name.
   std::string run_config(FusionGraph &fg, Desc &cfg) {
-    Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg.d),
-              CUDNN_STATUS_SUCCESS);
-    if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-      ADD_FAILURE() << "plan: " << last_error();
-      return "?";
-    }
+    std::unique_ptr<Desc> owned = finalized_plan(handle, cfg.d);
+    if (!owned) return "?";
+    Desc &plan = *owned;
     const std::string engine = plan_engine_name(plan);
     SCOPED_TRACE("engine " + engine);
     std::vector<Buffer> buffers;

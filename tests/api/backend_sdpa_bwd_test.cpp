@@ -62,14 +62,9 @@ class BackendSdpaBwd : public BackendGraphTest {
     }
     for (size_t e = 0; e < cfgs.size(); ++e) {
       SCOPED_TRACE(testing::Message() << "engine " << names[e]);
-      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfgs[e]->d),
-                CUDNN_STATUS_SUCCESS);
-      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-        ADD_FAILURE() << "plan: " << last_error();
-        continue;
-      }
+      std::unique_ptr<Desc> owned = finalized_plan(handle, cfgs[e]->d);
+      if (!owned) continue;
+      Desc &plan = *owned;
       for (HostTensor *t : {&data.dq, &data.dk, &data.dv, &data.dbias, &data.softmax_sum, &data.dq_accum}) poison(*t);
       const HostTensor dq_before = data.dq, dk_before = data.dk, dv_before = data.dv;
       Buffer q = upload(data.f.q), k = upload(data.f.k), v = upload(data.f.v), o = upload(data.f.o),
@@ -143,14 +138,9 @@ class BackendSdpaDropout : public BackendSdpaBwd {
     }
     std::vector<HostTensor> out;
     for (size_t e = 0; e < cfgs.size(); ++e) {
-      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfgs[e]->d),
-                CUDNN_STATUS_SUCCESS);
-      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-        ADD_FAILURE() << "plan: " << last_error();
-        continue;
-      }
+      std::unique_ptr<Desc> owned = finalized_plan(handle, cfgs[e]->d);
+      if (!owned) continue;
+      Desc &plan = *owned;
       poison(data.o);
       Buffer q = upload(data.q), k = upload(data.k), v = upload(data.v), o = upload(data.o),
              stats = upload(data.stats), seed = upload(data.seed), offset = upload(data.offset);

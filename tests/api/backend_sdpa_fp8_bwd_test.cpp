@@ -33,14 +33,9 @@ class BackendSdpaFp8Bwd : public BackendGraphTest {
     std::vector<std::string> names;
     std::vector<std::vector<HostTensor>> results;  // per engine: dQ, dK, dV
     for (size_t e = 0; e < cfgs.size(); ++e) {
-      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfgs[e]->d),
-                CUDNN_STATUS_SUCCESS);
-      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-        ADD_FAILURE() << "plan: " << last_error();
-        continue;
-      }
+      std::unique_ptr<Desc> owned = finalized_plan(handle, cfgs[e]->d);
+      if (!owned) continue;
+      Desc &plan = *owned;
       names.push_back(plan_engine_name(plan));
       SCOPED_TRACE("engine " + names.back());
       std::vector<Buffer> bufs;

@@ -31,14 +31,9 @@ class BackendSdpaVariants : public BackendGraphTest {
     auto cfgs = engine_configs(handle, ops);
     for (size_t e = 0; e < cfgs.size(); ++e) {
       SCOPED_TRACE(testing::Message() << "engine config " << e << " of " << cfgs.size());
-      Desc plan(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(plan.set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfgs[e]->d),
-                CUDNN_STATUS_SUCCESS);
-      if (plan.finalize() != CUDNN_STATUS_SUCCESS) {
-        ADD_FAILURE() << "plan: " << last_error();
-        continue;
-      }
+      std::unique_ptr<Desc> owned = finalized_plan(handle, cfgs[e]->d);
+      if (!owned) continue;
+      Desc &plan = *owned;
       engines.push_back(plan_engine_name(plan));
       std::vector<Buffer> bufs;
       std::vector<int64_t> uids;

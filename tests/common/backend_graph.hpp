@@ -174,6 +174,18 @@ inline std::string plan_engine_name(const Desc &plan) {
   return text.substr(from, text.find('"', from) - from);
 }
 
+// The plan of engine config `cfg` on `handle`, finalized; null, with the
+// test marked failed and cuDNN's message, when it does not finalize.
+inline std::unique_ptr<Desc> finalized_plan(cudnnHandle_t handle, cudnnBackendDescriptor_t cfg) {
+  auto plan = std::make_unique<Desc>(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  EXPECT_EQ(plan->set1(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, handle), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(plan->set1(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, cfg),
+            CUDNN_STATUS_SUCCESS);
+  if (plan->finalize() == CUDNN_STATUS_SUCCESS) return plan;
+  ADD_FAILURE() << "plan: " << last_error();
+  return nullptr;
+}
+
 class BackendGraphTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS); }

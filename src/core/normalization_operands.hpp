@@ -1,6 +1,6 @@
-// Operand checks and pointers shared by the CPU engines for layer / RMS norm
-// (cpu.normalization.rows) and instance norm (cpu.normalization.instance):
-// both take FLOAT / HALF / BFLOAT16 data with float statistics, or DOUBLE
+// Operand checks and pointers shared by the engines for layer / RMS and
+// instance norm (cpu.normalization.rows, cpu.normalization.instance,
+// cuda.normalization.rows): they take FLOAT / HALF / BFLOAT16 data with float statistics, or DOUBLE
 // throughout, x, y, dy and dx in one type and one layout, and the seven
 // statistics tensors of a NormalizationOp by their slot.
 #pragma once
@@ -15,7 +15,7 @@
 #include "core/normalization_support.hpp"
 #include "graph/op_normalization.hpp"
 
-namespace fdnn::cpu::normop {
+namespace fdnn::normop {
 
 inline bool data_type_ok(cudnnDataType_t t) {
   return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
@@ -67,4 +67,4 @@ inline std::array<void *, 7> stat_pointers(const VariantPack &pack, const graph:
   return p;
 }
 
-}  // namespace fdnn::cpu::normop
+}  // namespace fdnn::normop
