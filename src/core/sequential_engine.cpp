@@ -89,8 +89,10 @@ class SequentialPlan : public ExecutionPlan {
     }
     for (const graph::Tensor &t : g.tensors()) {
       if (!t.is_virtual || !t.is_view()) continue;
-      for (const auto &[uid, offset] : std::vector<std::pair<graph::Uid, size_t>>(offsets_))
-        if (uid == t.view_of) offsets_.emplace_back(t.uid, offset);
+      const auto base = std::find_if(offsets_.begin(), offsets_.end(),
+                                     [&](const std::pair<graph::Uid, size_t> &o) { return o.first == t.view_of; });
+      const size_t offset = base->second;  // the viewed tensor is virtual too, so it has one
+      offsets_.emplace_back(t.uid, offset);
     }
     for (size_t i : topological_order(g)) {
       graph::Graph sg = single_op_graph(g, i);
