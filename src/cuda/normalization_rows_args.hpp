@@ -8,6 +8,13 @@
 // k0 * x_stride[0] + k1 * x_stride[1]. Scale / bias are per position in the
 // row (layer, RMS: laid out as the row) or per channel (instance norm:
 // channel k % channels).
+//
+// Column form (instance norm with channels innermost, NHWC): set k = n * C + c
+// is not a row but a column: its positions lie col_stride elements apart,
+// starting at n * x_stride[0] + c (x_stride[1] == 1), so neighbouring
+// channels are neighbouring elements. The kernels then give a warp's lanes 32
+// neighbouring channels (coalesced loads) and its blockDim.y warps the
+// positions; tiles of (n, 32 channels) are walked grid-stride.
 #pragma once
 
 #include <cudnn_graph.h>
@@ -28,6 +35,13 @@ struct RowsArgs {
   bool per_channel = false;   // instance norm: parameters per channel
   int64_t channels = 1;       // instance norm: C
   int64_t param_stride[kRowsParams] = {};  // per channel: the channel stride
+  bool columns = false;       // column form (see above); per_channel too
+  int64_t col_stride = 1;     // column form: elements between a set's positions
+  // Column form: the positions of every set are cut into `segments` runs of
+  // seg_len, each a work item of its own (so that few tiles still fill the
+  // GPU); per-segment partial sums meet in the workspace, added in segment
+  // order.
+  int64_t segments = 1, seg_len = 1;
   bool rms = false, backward = false, training = true;
   bool param_grads = false;   // backward writes dscale and / or dbias
   bool stats_given = false;   // inference, or backward with saved statistics
@@ -35,7 +49,7 @@ struct RowsArgs {
   double epsilon = 0, factor = 1, unbias = 1;
   double alpha = 1, beta = 0, alpha_p = 1, beta_p = 0;
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
-  int threads = 256;          // per block (power of two, 32 ... 1024)
+  int threads = 256;          // per block (power of two, 32 ... 1024; columns: 32 * blockDim.y)
   int blocks = 1;             // grid (rows are walked grid-stride)
   const void *x = nullptr, *dy = nullptr;
   void *y = nullptr, *dx = nullptr;
@@ -43,7 +57,8 @@ struct RowsArgs {
   void *param[kRowsParams] = {};
 };
 
-// Workspace bytes (backward parameter partials).
+// Workspace bytes (backward parameter partials; the column form's
+// per-segment partial sums).
 size_t normalization_rows_workspace_bytes(const RowsArgs &a);
 // Runs the operation on `stream`.
 void launch_normalization_rows(const RowsArgs &a, void *workspace, void *stream);

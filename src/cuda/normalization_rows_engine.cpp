@@ -1,7 +1,8 @@
 // cuda.normalization.rows: the CUDA engine for layer norm, RMS norm and
 // instance norm whose statistics sets are contiguous rows of x (layer / RMS
 // norm over the trailing dims; instance norm over the spatial dims of NCHW),
-// forward training / inference and backward. cuda.normalization takes
+// forward training / inference and backward, and instance norm with the
+// channels innermost (NHWC) in the column form of normalization_rows_args.hpp. cuda.normalization takes
 // scale and bias of the statistics' shape only (batch norm); here scale,
 // bias, dscale and dbias are per position in the row (laid out as the row
 // is) or, for instance norm, per channel. Kernels in cuda/normalization_rows.cu.
@@ -48,12 +49,21 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   }
   if (kept.size() > 2) return Support::no("more than two kept dims");
   std::stable_sort(red.begin(), red.end(), [&](int a, int b) { return x.strides[a] > x.strides[b]; });
-  int64_t step = 1;
+  // Each set is one row of x: the reduced dims merge into one of stride
+  // `step0`: 1 (a contiguous row), or, for instance norm with contiguous
+  // channels (NHWC), any stride (the column form).
+  const bool channels_inner = instance && x.dims[1] > 1 && x.strides[1] == 1 && !red.empty();
+  const int64_t step0 = channels_inner ? x.strides[red.back()] : 1;
+  int64_t step = step0;
   for (size_t i = red.size(); i-- > 0;) {
-    if (x.strides[red[i]] != step) return Support::no("a normalised set is not one contiguous row of x");
+    if (x.strides[red[i]] != step)
+      return Support::no(channels_inner ? "the spatial dims of NHWC x do not merge into one strided dim"
+                                        : "a normalised set is not one contiguous row of x");
     step *= x.dims[red[i]];
   }
   RowsArgs a;
+  a.columns = channels_inner && step0 != 1;
+  a.col_stride = step0;
   a.rows = shape.groups;
   a.width = shape.count;
   if (a.rows < 1 || a.width < 1) return Support::no("empty tensor");
@@ -109,6 +119,24 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
 // enough to fill the GPU (backward: partial rows of the parameter gradients
 // per block bounded to 2^24 elements).
 void choose_launch(RowsArgs &a) {
+  if (a.columns) {
+    // 32 channels per warp, warps over the positions (about four each).
+    // Fewer tiles than eight per SM (eight blocks of eight warps fill one):
+    // the positions are cut into segments of at least 128 (eight warps per
+    // block then).
+    const int64_t tiles = a.kd[0] * ((a.channels + 31) / 32), want = int64_t{sm_count()} * 8;
+    int64_t segments = 1;
+    if (tiles < want) segments = std::min((want + tiles - 1) / tiles, std::max<int64_t>(1, a.width / 128));
+    a.seg_len = (a.width + segments - 1) / segments;
+    a.segments = (a.width + a.seg_len - 1) / a.seg_len;
+    int warps = 1;
+    while (warps < (a.segments > 1 ? 8 : 32) && int64_t{warps} * 4 < a.seg_len) warps *= 2;
+    a.threads = 32 * warps;
+    const int64_t items = tiles * a.segments;
+    a.blocks = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(items, int64_t{sm_count()} * std::max(1, 2048 / a.threads))));
+    return;
+  }
   int t = 32;
   while (t < 1024 && int64_t{t} * 4 < a.width) t *= 2;
   a.threads = t;

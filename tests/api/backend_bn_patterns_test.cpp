@@ -92,13 +92,18 @@ bool contains(const std::vector<std::string> &v, const std::string &s) {
 
 // Every engine heuristics offer. On a CPU handle the first must be
 // `want_first`, and the op-by-op engine (or, for a single operation, the
-// library's reference engine) must be among them.
-void check(const BnPatternConfig &c, uint64_t seed, const char *want_first) {
+// library's reference engine) must be among them. On a GPU handle, with
+// `gpu_first`, heuristics must offer a GPU engine whose name starts with it.
+void check(const BnPatternConfig &c, uint64_t seed, const char *want_first, const char *gpu_first = nullptr) {
   SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
   Rng rng(seed);
   PatternGraph pg = build_bn_pattern(c, rng);
   const std::vector<std::string> names = run_pattern(pg);
   if (gpu_mode()) {
+    if (gpu_first != nullptr) {
+      ASSERT_FALSE(names.empty()) << "no GPU engine: " << last_error();
+      EXPECT_EQ(names.front().rfind(gpu_first, 0), 0u) << "the first engine is " << names.front();
+    }
     if (names.empty()) std::cout << "[  SKIPPED ] no GPU engine for " << c.name() << ": " << last_error() << "\n";
     return;
   }
@@ -278,7 +283,8 @@ TEST(BackendBnPatterns, InstanceNorm) {
           ++i;
           // N == 1: statistics and scale are both [1, C, 1, ...], the
           // batch-norm engine's form (it sorts first by name).
-          check(c, rng.next(), c.dims[0] == 1 ? "cpu.normalization" : "cpu.normalization.instance");
+          check(c, rng.next(), c.dims[0] == 1 ? "cpu.normalization" : "cpu.normalization.instance",
+                c.dims[0] == 1 ? "cuda.normalization" : "cuda.normalization.rows");
         }
     }
 }
@@ -294,7 +300,7 @@ TEST(BackendBnPatterns, InstanceNormDouble) {
     c.io_type = CUDNN_DATA_DOUBLE;
     c.dims = {2, 8, 3, 5};
     c.nhwc = p == BnPattern::norm_forward;
-    check(c, rng.next(), "cpu.normalization.instance");
+    check(c, rng.next(), "cpu.normalization.instance", "cuda.normalization.rows");
   }
 }
 
@@ -315,16 +321,27 @@ TEST(BackendBnPatterns, SeveralTiles) {
     c.pattern = p;
     check(c, rng.next(), kRows);
   }
-  // Instance norm: many sets (NCHW rows) and wide channel rows (NHWC).
+  // Instance norm: many sets (NCHW rows), wide channel rows (NHWC) and,
+  // NHWC, few channel tiles of many positions (on a GPU, sets cut into
+  // segments whose partial sums meet in the workspace), f32 and f16.
   c.norm_mode = CUDNN_INSTANCE_NORM;
-  for (bool nhwc : {false, true}) {
-    c.nhwc = nhwc;
-    c.dims = nhwc ? std::vector<int64_t>{3, 600, 5, 7} : std::vector<int64_t>{4, 32, 16, 16};
+  const std::vector<int64_t> shapes[] = {{4, 32, 16, 16}, {3, 600, 5, 7}, {2, 40, 24, 24}};
+  for (int s = 0; s < 3; ++s) {
+    c.nhwc = s > 0;
+    c.dims = shapes[s];
     for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward}) {
       c.pattern = p;
-      check(c, rng.next(), "cpu.normalization.instance");
+      c.io_type = s == 2 && p == BnPattern::norm_backward ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+      check(c, rng.next(), "cpu.normalization.instance", "cuda.normalization.rows");
     }
   }
+  c.pattern = BnPattern::norm_forward;  // inference, and training with running statistics
+  c.io_type = CUDNN_DATA_BFLOAT16;
+  c.training = false;
+  check(c, rng.next(), "cpu.normalization.instance", "cuda.normalization.rows");
+  c.training = true;
+  c.running = true;
+  check(c, rng.next(), "cpu.normalization.instance", "cuda.normalization.rows");
 }
 
 }  // namespace
