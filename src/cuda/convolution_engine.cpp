@@ -5,8 +5,10 @@
 // for the legacy algorithms it implements:
 //   cuda.conv.implicit_gemm  FWD IMPLICIT_GEMM, IMPLICIT_PRECOMP_GEMM,
 //                            BWD_DATA ALGO_1, BWD_FILTER ALGO_1: the tiled
-//                            implicit GEMM, tensor cores (WMMA) for HALF /
-//                            BFLOAT16 with channels-innermost operands, FMA
+//                            implicit GEMM, tensor cores for HALF /
+//                            BFLOAT16 with channels-innermost operands
+//                            (mma.sync, convolution_mma.cu, for 16-bit
+//                            outputs; WMMA for float outputs), FMA
 //                            otherwise (IMPLICIT_PRECOMP_GEMM and ALGO_1 with
 //                            a precomputed reduction table, IMPLICIT_GEMM
 //                            without); no workspace (the table and a split
@@ -24,6 +26,8 @@
 //                            one thread per output element.
 // All are deterministic (no atomics: split reductions are summed in order).
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <variant>
 
@@ -32,6 +36,7 @@
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "cuda/convolution_args.hpp"
+#include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_narrow.hpp"
 #include "cuda/cuda_util.hpp"
 
@@ -108,6 +113,8 @@ struct Setup {
   ConvArgs args;  // pointers, alpha, beta filled at execution
   ConvTypes types = ConvTypes::f32;
   bool wmma = false;            // tensor-core kernel (when the pointers are aligned)
+  bool mma = false;             // ... its large-tile mma.sync form (convolution_mma.cu)
+  int mma_bm = 0, mma_bn = 0;   // ... and that kernel's block tile
   size_t scratch = 0;           // reduction table, then split partials
   size_t table = 0;             // bytes of the reduction table (at the scratch's start)
   size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
@@ -229,19 +236,25 @@ void choose_split(ConvArgs &a, int bm, int bn, int bk, size_t acc) {
   // Up to 512 parts: a small output (a 1x1 filter gradient is one 64 x 64
   // tile) over a long reduction would otherwise leave most of the GPU idle.
   if (tiles < target && nk >= 8) split = std::min<int64_t>({(target + tiles - 1) / tiles, nk / 4, 512});
-  // Chunks are whole multiples of 32 (every kernel's depth divides it).
+  // Chunks are whole multiples of 32 and of the kernel's depth.
+  const int64_t unit = std::max(32, bk);
   int64_t chunk = (a.R + split - 1) / split;
-  chunk = (chunk + 31) / 32 * 32;
+  chunk = (chunk + unit - 1) / unit * unit;
   split = (a.R + chunk - 1) / chunk;
   // Bound the partials' memory (the handle keeps its scratch).
   while (split > 1 && static_cast<size_t>(split) * a.G * a.M * a.Ncol * acc > (size_t{256} << 20)) {
     split = (split + 1) / 2;
     chunk = (a.R + split - 1) / split;
-    chunk = (chunk + 31) / 32 * 32;
+    chunk = (chunk + unit - 1) / unit * unit;
     split = (a.R + chunk - 1) / chunk;
   }
   a.split = static_cast<int>(std::max<int64_t>(split, 1));
   a.chunk = a.split > 1 ? static_cast<int>(chunk) : a.R;
+}
+
+bool mma_enabled() {
+  const char *v = std::getenv("FREEDNN_CONV_MMA");
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 size_t round256(size_t b) { return (b + 255) / 256 * 256; }
@@ -307,7 +320,14 @@ Setup make_setup(Family f, const graph::Graph &g) {
   s.wmma = f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && wmma_layout(a);
   int bm, bn, bk;
   if (s.wmma) a.vec_out = wmma_vec_out(a, s.types) ? 1 : 0;
-  if (s.wmma) conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
+  // 16-bit outputs take the large-tile mma.sync kernel where the device
+  // runs it and its gather applies (the data gradient: unit strides);
+  // FREEDNN_CONV_MMA=0 keeps the WMMA kernel, for comparisons.
+  s.mma = s.wmma && (s.types == ConvTypes::f16 || s.types == ConvTypes::bf16) && mma_enabled() &&
+          (a.dir == kConvBwdFilter || conv_table_applies(a)) && conv_mma_tile(a, &s.mma_bm, &s.mma_bn);
+  if (s.mma) {
+    bm = s.mma_bm, bn = s.mma_bn, bk = kConvMmaDepth;
+  } else if (s.wmma) conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
   else conv_fma_tile(s.types, a.M, a.Ncol, &bm, &bn, &bk);
   choose_split(a, bm, bn, bk, acc_bytes(s.types));
   // The FMA kernel of the implicit GEMM gathers through a reduction table,
@@ -371,7 +391,8 @@ class Plan final : public ExecutionPlan {
       case Family::implicit_gemm:
         if (s_.wmma && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
           if (!aligned_to(a.dst, 16)) a.vec_out = 0;
-          launch_conv_wmma(a, s_.types, ctx.stream);
+          if (s_.mma) launch_conv_mma(a, s_.types, s_.mma_bm, s_.mma_bn, ctx.stream);
+          else launch_conv_wmma(a, s_.types, ctx.stream);
         } else {
           if (s_.table > 0) a.table = pack.scratch;
           launch_conv_fma(a, s_.types, ctx.stream);

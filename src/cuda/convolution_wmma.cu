@@ -11,12 +11,10 @@
 // 64 x 64 warps and 4 stages measured slower on the H100's batch-256 ResNet-50
 // layers: one block per multiprocessor); the operands go global -> shared
 // with cp.async (zero-filled for padding and stride gaps) through a 3-stage
-// pipeline, 32 deep in the reduction per stage. The epilogue stages the tile in shared
-// memory and writes it with the output's own offsets (channels along the
-// warp; 16-byte runs of 8 channels when the output is channels-innermost,
-// ConvArgs::vec_out), blending alpha and beta; a split reduction writes float
-// partials (float4 rows) that the FMA file's finalize kernel sums in a fixed
-// order.
+// pipeline, 32 deep in the reduction per stage. The epilogue
+// (convolution_tc_epilogue.cuh, shared with convolution_mma.cu) stages the
+// tile in shared memory and writes it with the output's own offsets,
+// blending alpha and beta, or float partials of a split reduction.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -26,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "cuda/convolution_index.cuh"
+#include "cuda/convolution_tc_epilogue.cuh"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
@@ -192,87 +191,21 @@ __global__ void __launch_bounds__(kThreads) conv_wmma_kernel(const ConvArgs a) {
   __syncthreads();
 
   // Epilogue: the tile through shared memory, then out with its offsets.
-  constexpr int LDC = BN + 4;
+  constexpr int LDC = tc_epilogue_ldc<BN>();
   float *Cs = reinterpret_cast<float *>(smem_raw);
-  int *srow = reinterpret_cast<int *>(Cs + BM * LDC);
-  int *scol = srow + BM;
 #pragma unroll
   for (int i = 0; i < FM; ++i)
 #pragma unroll
     for (int j = 0; j < FN; ++j)
       wmma::store_matrix_sync(Cs + (wm + i * 16) * LDC + wn + j * 16, acc[i][j], LDC, wmma::mem_row_major);
-  if (a.split == 1) {
-    for (int i = tid; i < BM + BN; i += kThreads) {
-      if (i < BM) {
-        const int m = m0 + i;
-        srow[i] = m < a.M ? Ix::out_row(a, g, m) : -1;
-      } else {
-        const int col = n0 + i - BM;
-        scol[i - BM] = col < a.Ncol ? Ix::out_col(a, g, col) : -1;
-      }
-    }
-  }
-  __syncthreads();
-  if (a.split == 1) {
-    TO *out = static_cast<TO *>(a.dst);
-    const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-    if constexpr (sizeof(TO) == 2) {
-      if (a.vec_out) {
-        // Runs of 8 columns are 8 contiguous, 16-byte aligned outputs.
-        for (int idx = tid; idx < BM * BN / 8; idx += kThreads) {
-          const int row = idx / (BN / 8), col = (idx % (BN / 8)) * 8;
-          const int ro = srow[row], co = scol[col];
-          if (ro < 0 || co < 0) continue;
-          const float4 v0 = *reinterpret_cast<const float4 *>(Cs + row * LDC + col);
-          const float4 v1 = *reinterpret_cast<const float4 *>(Cs + row * LDC + col + 4);
-          const float r[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
-          Pack<TO, 8> *p = reinterpret_cast<Pack<TO, 8> *>(out + ro + co);
-          Pack<TO, 8> o;
-          if (beta != 0.0f) {
-            const Pack<TO, 8> old = *p;
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-              o.v[j] = Storage<TO>::store(alpha * r[j] + beta * Storage<TO>::template load<float>(old.v[j]));
-          } else {
-#pragma unroll
-            for (int j = 0; j < 8; ++j) o.v[j] = Storage<TO>::store(alpha * r[j]);
-          }
-          *p = o;
-        }
-        return;
-      }
-    }
-    for (int idx = tid; idx < BM * BN; idx += kThreads) {
-      const int row = idx / BN, col = idx % BN;
-      const int ro = srow[row], co = scol[col];
-      if (ro < 0 || co < 0) continue;
-      blend_store<TO, float>(out, ro + co, Cs[row * LDC + col], alpha, beta);
-    }
-  } else {
-    float *dst = static_cast<float *>(a.partial) + (static_cast<int64_t>(part) * a.G + g) * a.M * a.Ncol;
-    if (a.Ncol % 4 == 0) {
-      for (int idx = tid; idx < BM * BN / 4; idx += kThreads) {
-        const int row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
-        const int m = m0 + row, c = n0 + col;
-        if (m < a.M && c < a.Ncol)
-          *reinterpret_cast<float4 *>(dst + static_cast<int64_t>(m) * a.Ncol + c) =
-              *reinterpret_cast<const float4 *>(Cs + row * LDC + col);
-      }
-      return;
-    }
-    for (int idx = tid; idx < BM * BN; idx += kThreads) {
-      const int row = idx / BN, col = idx % BN;
-      const int m = m0 + row, c = n0 + col;
-      if (m < a.M && c < a.Ncol) dst[static_cast<int64_t>(m) * a.Ncol + c] = Cs[row * LDC + col];
-    }
-  }
+  conv_tc_epilogue<DIR, TO, BM, BN, kThreads>(a, smem_raw, g, part, m0, n0, tid);
 }
 
 // The pipeline, or the epilogue's float tile and offsets, whichever is larger
 // (each operand tile bounded by its larger form).
 constexpr size_t smem_bytes(int BM, int BN) {
   const size_t pipe = size_t(stages(BM, BN)) * ((BM + BN) * (BK + PAD) + 2 * PAD * BK) * 2;
-  const size_t epi = size_t(BM) * (BN + 4) * 4 + size_t(BM + BN) * 4;
+  const size_t epi = tc_epilogue_smem(BM, BN);
   return pipe > epi ? pipe : epi;
 }
 

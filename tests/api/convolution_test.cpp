@@ -396,6 +396,74 @@ TEST(Convolution, PointwiseNchwEveryAlgorithm) {
   }
 }
 
+// HALF / BFLOAT16 channels-innermost problems with channel counts that are
+// multiples of 8: the GPU's tensor-core implicit GEMM (the mma.sync kernel
+// of convolution_mma*.cu for 16-bit outputs) takes these. The shapes reach
+// each of its block tiles (forward and data gradient: 128 x 64, 128 x 128,
+// 64 x 128; filter gradient: 64 x 256, 128 x 256, 256 x 64, 256 x 128),
+// partial tiles at every edge, reductions that are not a multiple of its
+// 64-deep step, split reductions (forward and filter gradient), groups,
+// stride, dilation, both modes, and tensors with gaps.
+TEST(Convolution, TensorCoreChannelsLastImplicitGemm) {
+  Handle h;
+  Rng rng(test_seed(408));
+  struct Shape {
+    int64_t N, G, Cg, Kg, H, W, f;
+    int pad, stride, dil;
+    int64_t gap;  // extra elements per pixel row of x and y (a multiple of 8)
+  };
+  const Shape shapes[] = {
+      {2, 1, 16, 24, 13, 11, 3, 1, 1, 1, 0}, {2, 1, 72, 136, 9, 10, 3, 1, 2, 1, 0},
+      {1, 1, 64, 64, 8, 8, 3, 1, 1, 1, 0},   {2, 2, 24, 160, 7, 9, 1, 0, 1, 1, 0},
+      {2, 1, 24, 40, 10, 10, 3, 2, 1, 2, 0}, {4, 1, 16, 8, 16, 16, 3, 1, 1, 1, 8},
+      {2, 1, 96, 264, 6, 5, 1, 0, 1, 1, 0},
+  };
+  int iter = 0;
+  for (const Shape &sh : shapes) {
+    Problem pr;
+    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    pr.compute = CUDNN_DATA_FLOAT;
+    ConvParams &p = pr.p;
+    p.groups = static_cast<int>(sh.G);
+    p.mode = iter % 3 == 1 ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+    p.pad = {sh.pad, sh.pad};
+    p.stride = {sh.stride, sh.stride};
+    p.dilation = {sh.dil, sh.dil};
+    const int64_t C = sh.G * sh.Cg, K = sh.G * sh.Kg;
+    const std::vector<int64_t> xd{sh.N, C, sh.H, sh.W}, wd{K, sh.Cg, sh.f, sh.f};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    // NHWC with `gap` unused elements after each row of W pixels.
+    const auto strides = [&](const std::vector<int64_t> &d) {
+      const int64_t row = d[3] * d[1] + sh.gap;
+      return std::vector<int64_t>{row * d[2], 1, row, d[1]};
+    };
+    pr.wformat = CUDNN_TENSOR_NHWC;
+    pr.x = make_tensor(pr.dtype, xd, strides(xd));
+    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nhwc));
+    pr.y = make_tensor(pr.dtype, yd, strides(yd));
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " G" + std::to_string(sh.G) +
+              " Cg" + std::to_string(sh.Cg) + " Kg" + std::to_string(sh.Kg) + " " + std::to_string(sh.H) + "x" +
+              std::to_string(sh.W) + " f" + std::to_string(sh.f) + " p" + std::to_string(sh.pad) + "s" +
+              std::to_string(sh.stride) + "d" + std::to_string(sh.dil) + " gap " + std::to_string(sh.gap) +
+              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    // The implicit GEMM algorithms only (the others are covered above; the
+    // float64 reference of these shapes is what costs the time).
+    Bound b(pr);
+    for (Dir dir : {Dir::fwd, Dir::bwd_data, Dir::bwd_filter}) {
+      const V7 v7 = query_v7(h, b, dir);
+      for (int algo : dir == Dir::fwd ? std::vector<int>{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                                                         CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM}
+                                      : std::vector<int>{1})
+        check_algorithm(h, rng, pr, b, dir, algo, v7.status[algo], v7.memory[algo]);
+    }
+    if (HasFailure()) break;
+    ++iter;
+  }
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

@@ -5,7 +5,9 @@
  * stream); each layer prints a "bench" line (bytes: x, w and y once each)
  * and a TFLOP/s line. bench_resnet50() runs the issue's matrix for one type
  * and layout: the seven ResNet-50 layers at batch 32 and 256, three
- * directions each. */
+ * directions each. BENCH_CONV_FILTER (environment), a ','-separated list of
+ * substrings, keeps only the cases whose full name contains one of them
+ * (e.g. "b256.fwd,3x3.128.b256"). */
 #ifndef FREEDNN_BENCH_CONVOLUTION_DRIVER_H
 #define FREEDNN_BENCH_CONVOLUTION_DRIVER_H
 
@@ -104,8 +106,29 @@ static void fill(cudnnDataType_t t, void *dev, size_t count) {
   free(h);
 }
 
+/* Whether BENCH_CONV_FILTER keeps the case named `full`. */
+static int bench_selected(const char *full) {
+  const char *f = getenv("BENCH_CONV_FILTER");
+  if (f == NULL || *f == 0) return 1;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", f);
+  for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ","))
+    if (*tok && strstr(full, tok) != NULL) return 1;
+  return 0;
+}
+
 static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, int c, int hw, int k, int r, int str,
                         int pad) {
+  {
+    static const char *d3[3] = {"fwd", "bwd_data", "bwd_filter"};
+    int any = 0;
+    for (int d = 0; d < 3; ++d) {
+      char full[200];
+      snprintf(full, sizeof full, "conv.%s.%s.%s.%s", name, d3[d], nhwc ? "nhwc" : "nchw", oracle_type_name(t));
+      any |= bench_selected(full);
+    }
+    if (!any) return;
+  }
   Ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.t = t;
@@ -136,6 +159,7 @@ static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, in
     cx.dir = d;
     char full[200];
     snprintf(full, sizeof full, "conv.%s.%s.%s.%s", name, dirs[d], nhwc ? "nhwc" : "nchw", oracle_type_name(t));
+    if (!bench_selected(full)) continue;
     if (!find_best(&cx)) {
       printf("bench %s failed st=find\n", full);
       continue;

@@ -1,0 +1,114 @@
+// The large-tile tensor-core implicit GEMM of cuda.conv.implicit_gemm for
+// HALF and BFLOAT16 data with 16-bit outputs (float accumulation), for the
+// problems the WMMA kernel (convolution_wmma.cu) also takes: both operands
+// gathered as 16-byte runs of 8 channels. Same GEMM views:
+//   forward          A = x   runs along r (c)     B = w  runs along r (c)
+//   backward data    A = dy  runs along r (k)     B = w  runs along col (c)
+//   backward filter  A = dy  runs along m (k)     B = x  runs along col (c)
+// What makes it faster than the WMMA kernel (convolution_mma_kernel.cuh):
+// - mma.sync m16n8k16 (f16 / bf16, float accumulators) fed by ldmatrix.x4
+//   (.trans for tiles stored with rows / columns innermost): a warp's
+//   16 x 16 fragment comes from shared memory in one instruction;
+// - operand tiles XOR-swizzled in 16-byte chunks (chunk ^ (row & 7)): the 8
+//   rows one ldmatrix phase reads, and the 8 chunks a cp.async phase writes,
+//   land in 8 different bank groups without padding;
+// - 64-deep reduction steps, 3-4 cp.async stages, one barrier per step;
+// - "big" tiles: 128 x 256, 256 x 128 (64 x 64 per warp), 256 x 64 and
+//   64 x 256 (64 x 32 per warp) of 8 warps, 4 stages, one block per
+//   multiprocessor, for long reductions; "mid" tiles: 128 x 128, 128 x 64,
+//   64 x 128, 3 stages, two blocks per multiprocessor, so that one block's
+//   barrier waits, prologue and epilogue overlap the other's main loop
+//   (forward and data gradient); the big ones for the filter gradient.
+// - the gather's index arithmetic (divisions included) once per stage and
+//   reduction row, shared by all the loads of that row: a load adds an
+//   offset and a bounds check (ConvTable's form); per-load index math made
+//   the first version of this kernel slower than the WMMA one (~1000
+//   instructions per 64-deep step of a 128 x 256 tile, ~480 now).
+// The epilogue is the WMMA kernel's (convolution_tc_epilogue.cuh).
+// H100, ResNet-50 3x3 layers at batch 256, HALF NHWC (device run of
+// 2026-11-23): forward 185-295 TFLOP/s (WMMA 143-189), data gradient
+// 158-265 (117-168), filter gradient 152-242 (89-117).
+#include "cuda/convolution_mma.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.hpp"
+
+namespace fdnn::cuda {
+
+void launch_conv_mma_fwd(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream);
+void launch_conv_mma_bwd_data(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream);
+void launch_conv_mma_bwd_filter(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream);
+
+namespace {
+
+bool big_tile(int bm, int bn) { return bm + bn > 256; }
+
+// Shared memory of a tile's pipeline or epilogue, whichever is larger (as
+// mma_smem_bytes in the kernel's header).
+size_t tile_smem(int bm, int bn) {
+  const size_t pipe = size_t(big_tile(bm, bn) ? 4 : 3) * (bm + bn) * kConvMmaDepth * 2;
+  const size_t epi = size_t(bm) * (bn + 4) * 4 + size_t(bm + bn) * 4;
+  return pipe > epi ? pipe : epi;
+}
+
+// The device's opt-in shared memory per block (cached per device), or 0
+// below compute capability 8.0 (no bf16 mma.sync).
+size_t device_smem_optin() {
+  static std::mutex m;
+  static long long cached[64];
+  static bool init[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
+  std::lock_guard<std::mutex> lock(m);
+  if (!init[dev]) {
+    int optin = 0, major = 0;
+    const bool ok = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+                    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess;
+    cached[dev] = ok && major >= 8 ? optin : 0;
+    init[dev] = true;
+  }
+  return static_cast<size_t>(cached[dev]);
+}
+
+}  // namespace
+
+bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
+  // FREEDNN_CONV_MMA_TILES=big / mid forces a family (for comparisons).
+  const char *env = std::getenv("FREEDNN_CONV_MMA_TILES");
+  // H100, ResNet-50 3x3 layers at batch 256 (device run of 2026-11-23):
+  // the mid tiles ran the forward and data-gradient passes 1.0-1.4x faster
+  // than the big ones at every reduction length (576 to 4608), the big ones
+  // the filter gradient (split reductions) up to 1.06x faster.
+  bool big = a.dir == kConvBwdFilter;
+  if (env != nullptr && std::strcmp(env, "big") == 0) big = true;
+  if (env != nullptr && std::strcmp(env, "mid") == 0) big = false;
+  const size_t optin = device_smem_optin();
+  if (big) {
+    if (a.Ncol <= 64) *bm = 256, *bn = 64;
+    else if (a.Ncol <= 128) *bm = 256, *bn = 128;
+    else if (a.M <= 64) *bm = 64, *bn = 256;
+    else *bm = 128, *bn = 256;
+    if (tile_smem(*bm, *bn) <= optin) return true;
+  }
+  if (a.Ncol <= 64) *bm = 128, *bn = 64;
+  else if (a.M <= 64) *bm = 64, *bn = 128;
+  else *bm = 128, *bn = 128;
+  return tile_smem(*bm, *bn) <= optin;
+}
+
+void launch_conv_mma(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream) {
+  switch (a.dir) {
+    case kConvFwd: launch_conv_mma_fwd(a, t, bm, bn, stream); return;
+    case kConvBwdData: launch_conv_mma_bwd_data(a, t, bm, bn, stream); return;
+    case kConvBwdFilter: launch_conv_mma_bwd_filter(a, t, bm, bn, stream); return;
+    default: break;
+  }
+  fail(CUDNN_STATUS_INTERNAL_ERROR, "no large-tile tensor-core convolution kernel for direction ", a.dir);
+}
+
+}  // namespace fdnn::cuda

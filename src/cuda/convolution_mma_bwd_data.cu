@@ -1,0 +1,11 @@
+// The large-tile tensor-core implicit GEMM's bwd data instantiations (see
+// convolution_mma.cu).
+#include "cuda/convolution_mma_kernel.cuh"
+
+namespace fdnn::cuda {
+
+void launch_conv_mma_bwd_data(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream) {
+  mma_detail::launch_types<kConvBwdData, true, false>(a, t, bm, bn, stream);
+}
+
+}  // namespace fdnn::cuda
