@@ -117,6 +117,35 @@ __device__ inline C cvt(S v) {
   return Storage<S>::template load<C>(v);
 }
 
+// L2 prefetch of `bytes` (a multiple of 16) from p (16-byte aligned) by the
+// copy engine (sm_90 bulk prefetch; nothing before sm_90): the data is in
+// L2 when the loads come, without registers or loads in flight.
+__device__ inline void prefetch_l2(const void *p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
+// Rows form: prefetches vectors [vb, ve) of the set at `set` into L2, one
+// bulk prefetch per plane piece (pieces split over the block's T threads).
+template <class S, int V>
+__device__ inline void prefetch_rows_share(const NormArgs &a, const void *set, uint32_t vb, uint32_t ve, int T) {
+  if (vb >= ve) return;
+  const uint32_t iv = a.inner_vecs.divisor;
+  const uint32_t p0 = a.inner_vecs.div(vb), p1 = a.inner_vecs.div(ve - 1);
+  for (uint32_t p = p0 + threadIdx.x; p <= p1; p += T) {
+    const uint32_t s = max(vb, p * iv), e = min(ve, (p + 1) * iv);
+    const char *q = reinterpret_cast<const char *>(static_cast<const S *>(set) + static_cast<int64_t>(p) * a.outer_stride +
+                                                   static_cast<int64_t>(s - p * iv) * V);
+    for (uint64_t left = static_cast<uint64_t>(e - s) * 16; left > 0;) {
+      const uint32_t n = static_cast<uint32_t>(left < (1u << 20) ? left : (1u << 20));
+      prefetch_l2(q, n);
+      q += n;
+      left -= n;
+    }
+  }
+}
+
 // Rows form: the element offset (from the set's base) of vector v of a set.
 template <int V>
 __device__ inline int64_t rows_offset(const NormArgs &a, uint32_t v) {

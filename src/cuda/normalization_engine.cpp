@@ -121,7 +121,8 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // in the one-tensor cols passes), "nopers" (one cluster per set), "ct256" /
 // "bct256" (256-thread forward / backward cluster blocks), "pdl" / "nopdl",
 // "cmax=N" (largest cluster, up to 16; 0: no cluster kernels), "fwdkb=N" /
-// "bwdkb=N" (KiB of shared memory per cluster block).
+// "bwdkb=N" (KiB of shared memory per cluster block), "nopf" (no L2 prefetch
+// of the next set in the backward cluster kernel).
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;
@@ -139,6 +140,7 @@ void apply_tuning(NormArgs &a) {
       if (key == "norev") t.cols_reverse = false;
       else if (key == "u4") t.cols_unroll = 4;
       else if (key == "nocs") t.stream_hints = false;
+      else if (key == "nopf") t.cluster_bwd_prefetch = false;
       else if (key == "nopers") t.cluster_persistent = false;
       else if (key == "ct256") t.cluster_threads = 256;
       else if (key == "bct256") t.cluster_threads_bwd = 256;
@@ -153,6 +155,7 @@ void apply_tuning(NormArgs &a) {
   a.cols_reverse = tuned.cols_reverse;
   a.cols_unroll = tuned.cols_unroll;
   a.stream_hints = tuned.stream_hints;
+  a.cluster_bwd_prefetch = tuned.cluster_bwd_prefetch;
   a.cluster_persistent = tuned.cluster_persistent;
   a.cluster_threads = tuned.cluster_threads;
   a.cluster_threads_bwd = tuned.cluster_threads_bwd;

@@ -232,32 +232,90 @@ __global__ void grad_partial(NormArgs a, Ws<C> ws) {
   }
 }
 
-// One warp per set: lane l combines parts l, l+32, ... in order, then the
-// lanes combine in a fixed tree (deterministic); lane 0 finishes.
-template <class C>
-__global__ void forward_finalize(NormArgs a, Ws<C> ws) {
+// A team of TEAM threads per set (a warp: 4 sets per 128-thread block; or
+// a whole 256-thread block when there are many parts): thread t combines
+// parts t, t + TEAM, ... in order, then the team combines in a fixed tree
+// (lanes by shuffles, then warps in order: deterministic); thread 0 of the
+// team finishes. Loads that do not depend on the sums are issued first.
+template <int TEAM>
+__device__ inline bool finalize_team(const NormArgs &a, int64_t &k64, int &t) {
+  if (TEAM == 32) {
+    k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    t = threadIdx.x & 31;
+  } else {
+    k64 = blockIdx.x;
+    t = threadIdx.x;
+  }
+  return k64 < a.groups;  // the whole team
+}
+
+template <class C, int TEAM>
+__device__ inline void team_merge(Welford<C> &acc, int t) {
+  for (int off = 16; off > 0; off >>= 1) {
+    const Welford<C> o{__shfl_down_sync(0xffffffffu, acc.n, off), __shfl_down_sync(0xffffffffu, acc.m, off),
+                       __shfl_down_sync(0xffffffffu, acc.m2, off)};
+    if ((t & 31) + off < 32) acc.merge(o);
+  }
+  if constexpr (TEAM > 32) {
+    __shared__ Welford<C> w[TEAM / 32];
+    if ((t & 31) == 0) w[t >> 5] = acc;
+    __syncthreads();
+    if (t == 0)
+      for (int i = 1; i < TEAM / 32; ++i) acc.merge(w[i]);
+  }
+}
+
+template <class C, int TEAM>
+__device__ inline void team_sum2(C &x, C &y, int t) {
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(0xffffffffu, x, off);
+    y += __shfl_down_sync(0xffffffffu, y, off);
+  }
+  if constexpr (TEAM > 32) {
+    __shared__ C w[2][TEAM / 32];
+    if ((t & 31) == 0) {
+      w[0][t >> 5] = x;
+      w[1][t >> 5] = y;
+    }
+    __syncthreads();
+    if (t == 0)
+      for (int i = 1; i < TEAM / 32; ++i) {
+        x += w[0][i];
+        y += w[1][i];
+      }
+  }
+}
+
+template <class C, int TEAM>
+__global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) forward_finalize(NormArgs a, Ws<C> ws) {
   pdl_wait();
   pdl_trigger();
-  const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int lane = threadIdx.x & 31;
-  if (k64 >= a.groups) return;  // the whole warp
+  int64_t k64;
+  int t;
+  if (!finalize_team<TEAM>(a, k64, t)) return;
   const uint32_t k = static_cast<uint32_t>(k64);
+  C scale = 0, bias = 0, rm = 0, rv = 0;
+  if (t == 0 && !a.backward) {
+    scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
+    bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
+    if (!a.stats_given) {
+      if (a.stat[kSRmIn]) rm = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
+      if (a.stat[kSRvIn]) rv = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
+    }
+  }
   C mean, inv;
   if (a.stats_given) {
-    if (lane != 0) return;
+    if (t != 0) return;
     mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
     if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
     else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
   } else {
     Welford<C> acc{C(0), C(0), C(0)};
-    for (int s = lane; s < a.splits; s += 32)
+#pragma unroll 4
+    for (int s = t; s < a.splits; s += TEAM)
       acc.merge(Welford<C>{part_at(a, ws, k64, s, 0), part_at(a, ws, k64, s, 1), part_at(a, ws, k64, s, 2)});
-    for (int off = 16; off > 0; off >>= 1) {
-      const Welford<C> o{__shfl_down_sync(0xffffffffu, acc.n, off), __shfl_down_sync(0xffffffffu, acc.m, off),
-                         __shfl_down_sync(0xffffffffu, acc.m2, off)};
-      if (lane + off < 32) acc.merge(o);
-    }
-    if (lane != 0) return;
+    team_merge<C, TEAM>(acc, t);
+    if (t != 0) return;
     mean = acc.m;
     const C var = max(acc.m2, C(0)) / C(a.count);
     inv = C(1) / sqrt(var + C(a.epsilon));
@@ -265,52 +323,51 @@ __global__ void forward_finalize(NormArgs a, Ws<C> ws) {
       if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
       if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
       const C f = C(a.factor);
-      if (a.stat[kSRmIn]) {
-        const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-        static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
-      }
-      if (a.stat[kSRvIn]) {
-        const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
-        static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
-      }
+      if (a.stat[kSRmIn]) static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * rm + f * mean;
+      if (a.stat[kSRvIn])
+        static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * rv + f * var * C(a.unbias);
     }
   }
   ws.mean[k] = mean;
   ws.inv[k] = inv;
   if (!a.backward) {
-    const C scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
-    const C bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
     ws.ca[k] = scale * inv;
     ws.cb[k] = bias - mean * scale * inv;
   }
 }
 
-template <class C>
-__global__ void grad_finalize(NormArgs a, Ws<C> ws) {
+template <class C, int TEAM>
+__global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) grad_finalize(NormArgs a, Ws<C> ws) {
   pdl_wait();
   pdl_trigger();
-  const int64_t k64 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  const int lane = threadIdx.x & 31;
-  if (k64 >= a.groups) return;
+  int64_t k64;
+  int t;
+  if (!finalize_team<TEAM>(a, k64, t)) return;
   const uint32_t k = static_cast<uint32_t>(k64);
-  C sg = 0, sgx = 0;
-  for (int s = lane; s < a.splits; s += 32) {
-    sg += part_at(a, ws, k64, s, 0);
-    sgx += part_at(a, ws, k64, s, 1);
-  }
-  for (int off = 16; off > 0; off >>= 1) {
-    sg += __shfl_down_sync(0xffffffffu, sg, off);
-    sgx += __shfl_down_sync(0xffffffffu, sgx, off);
-  }
-  if (lane != 0) return;
-  const C mean = ws.mean[k], inv = ws.inv[k], m = C(a.count);
-  const C dscale = sgx * inv, dbias = sg;
+  C scale = 0, ds0 = 0, db0 = 0;
   C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
   C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
   const C ap = C(a.alpha_p), bp = C(a.beta_p);
-  *ds = bp != C(0) ? ap * dscale + bp * *ds : ap * dscale;
-  *db = bp != C(0) ? ap * dbias + bp * *db : ap * dbias;
-  const C A = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k)) * inv;
+  if (t == 0) {
+    scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
+    if (bp != C(0)) {
+      ds0 = *ds;
+      db0 = *db;
+    }
+  }
+  C sg = 0, sgx = 0;
+#pragma unroll 4
+  for (int s = t; s < a.splits; s += TEAM) {
+    sg += part_at(a, ws, k64, s, 0);
+    sgx += part_at(a, ws, k64, s, 1);
+  }
+  team_sum2<C, TEAM>(sg, sgx, t);
+  if (t != 0) return;
+  const C mean = ws.mean[k], inv = ws.inv[k], m = C(a.count);
+  const C dscale = sgx * inv, dbias = sg;
+  *ds = bp != C(0) ? ap * dscale + bp * ds0 : ap * dscale;
+  *db = bp != C(0) ? ap * dbias + bp * db0 : ap * dbias;
+  const C A = scale * inv;
   const C B = -A * inv * dscale / m;
   ws.ca[k] = A;
   ws.cb[k] = B;
@@ -910,6 +967,14 @@ __global__ void __launch_bounds__(T, 512 / T) rows_backward_cluster(NormArgs a) 
           }
         }
     }
+    // The next set's x and dy stream into L2 while this set's sums are
+    // combined and its dx written: device memory stays busy through the
+    // cluster barriers and the store phase, and the next reads hit L2.
+    if (a.cluster_bwd_prefetch && k + gridDim.y < static_cast<uint32_t>(a.groups)) {
+      const int64_t next = static_cast<int64_t>(gridDim.y) * a.set_stride;
+      prefetch_rows_share<S, V>(a, x + next, vb, ve, T);
+      prefetch_rows_share<S, V>(a, dy + next, vb, ve, T);
+    }
 #pragma unroll
     for (int i = 0; i < 4; ++i)
       for (int o = 16; o > 0; o >>= 1) acc[i] += __shfl_down_sync(0xffffffffu, acc[i], o);
@@ -1099,6 +1164,13 @@ void launch_dep(bool pdl, void (*k)(P...), dim3 grid, unsigned threads, size_t s
   check_launch(what);
 }
 
+// A block per set for the finalize kernels when each set has many parts
+// (the cols form: hundreds) and the sets are few: the parts are read in one
+// round instead of a warp's long loop.
+bool wide_finalize(const NormArgs &a, bool sums_given) {
+  return !sums_given && a.splits >= 64 && a.groups <= (int64_t{1} << 24);
+}
+
 // The vectorised passes; false when the generic kernels must run instead.
 template <class S, class C>
 bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s) {
@@ -1122,7 +1194,10 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
     check_launch("normalization stats (vectorised)");
     dep = true;
   }
-  launch_dep(pdl && dep, forward_finalize<C>, fin, 128, 0, s, "normalization forward_finalize", a, ws);
+  if (wide_finalize(a, a.stats_given))
+    launch_dep(pdl && dep, forward_finalize<C, 256>, dim3(static_cast<unsigned>(a.groups)), 256, 0, s,
+               "normalization forward_finalize", a, ws);
+  else launch_dep(pdl && dep, forward_finalize<C, 32>, fin, 128, 0, s, "normalization forward_finalize", a, ws);
   if (!a.backward) {
     if (rows) launch_dep(pdl, rows_fwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization forward apply", a, ws);
     else if (a.cols_unroll >= 8)
@@ -1132,7 +1207,10 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
   }
   if (rows) launch_dep(pdl, rows_grad<S, C, V>, grid, kFastThreads, 0, s, "normalization grad", a, ws);
   else launch_dep(pdl, cols_grad<S, C, V>, grid, kFastThreads, shared, s, "normalization grad", a, ws);
-  launch_dep(pdl, grad_finalize<C>, fin, 128, 0, s, "normalization grad_finalize", a, ws);
+  if (wide_finalize(a, false))
+    launch_dep(pdl, grad_finalize<C, 256>, dim3(static_cast<unsigned>(a.groups)), 256, 0, s, "normalization grad_finalize",
+               a, ws);
+  else launch_dep(pdl, grad_finalize<C, 32>, fin, 128, 0, s, "normalization grad_finalize", a, ws);
   if (rows) launch_dep(pdl, rows_bwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization backward apply", a, ws);
   else launch_dep(pdl, cols_bwd_apply<S, C, V>, grid, kFastThreads, 0, s, "normalization backward apply", a, ws);
   return true;
@@ -1150,7 +1228,7 @@ void run(const NormArgs &a, void *workspace, cudaStream_t s) {
     stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
     check_launch("normalization stats_partial");
   }
-  forward_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
+  forward_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization forward_finalize");
   if (!a.backward) {
     forward_apply<S, C><<<grid, block, 0, s>>>(a, ws);
@@ -1159,7 +1237,7 @@ void run(const NormArgs &a, void *workspace, cudaStream_t s) {
   }
   grad_partial<S, C><<<grid, block, 0, s>>>(a, ws);
   check_launch("normalization grad_partial");
-  grad_finalize<C><<<fin_blocks, 128, 0, s>>>(a, ws);
+  grad_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization grad_finalize");
   backward_apply<S, C><<<grid, block, 0, s>>>(a, ws);
   check_launch("normalization backward_apply");

@@ -37,6 +37,7 @@ struct Case {
   cudnnBatchNormMode_t mode;
   std::vector<int64_t> dims;
   std::string text;
+  bool force_nhwc = false;  // big cases: NHWC always (else a coin picks)
 };
 
 Case random_case(Rng &rng, int max_elems = 1500) {
@@ -60,6 +61,21 @@ Case random_case(Rng &rng, int max_elems = 1500) {
 // many_channels: 320 to 640 channels of a few hundred elements each (more
 // sets than the CUDA engine's persistent cluster grid has clusters, so each
 // cluster walks several sets).
+// wide: packed NHWC, float with 128 or half with 256 channels and 8192
+// rows: the CUDA engine cuts each channel's reduction into 64 parts or more
+// (its block-per-channel finalize kernels) and its channel tile spans whole
+// rows.
+Case wide_case(Rng &rng) {
+  Case c;
+  c.t = rng.coin(0.5) ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
+  c.mode = rng.coin(0.5) ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  c.per_activation = false;
+  c.force_nhwc = true;
+  c.dims = {4, c.t == CUDNN_DATA_FLOAT ? 128 : 256, 256, 8};
+  c.text = std::string(type_name(c.t)) + " wide NHWC mode " + std::to_string(static_cast<int>(c.mode));
+  return c;
+}
+
 Case big_case(Rng &rng, bool many_channels = false) {
   Case c;
   c.t = rng.pick(kTypes);
@@ -84,8 +100,10 @@ HostTensor same_layout(Rng &rng, const HostTensor &x, double lo, double hi) {
   return t;
 }
 
-HostTensor big_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi) {
-  HostTensor x = make_tensor(t, dims, packed_strides(dims, rng.coin(0.5) ? Layout::nchw : Layout::nhwc));
+HostTensor big_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi,
+                      bool force_nhwc = false) {
+  const bool nchw = rng.coin(0.5) && !force_nhwc;
+  HostTensor x = make_tensor(t, dims, packed_strides(dims, nchw ? Layout::nchw : Layout::nhwc));
   fill_random(x, rng, lo, hi);
   return x;
 }
@@ -107,11 +125,11 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 
 enum class Api { legacy, ex, generic };
 
-void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels
+void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels, 3 wide
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -123,7 +141,7 @@ void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc) : random_layout(rng, c.t, c.dims, -3, 5);
     HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
     HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
@@ -232,7 +250,7 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -244,7 +262,7 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc) : random_layout(rng, c.t, c.dims, -3, 5);
     const auto other = [&](double lo, double hi) { return big ? same_layout(rng, x, lo, hi) : like(rng, x, lo, hi); };
     HostTensor dy = other(-2, 2), dx = other(-2, 2), z = other(-1, 1), y = other(0, 1);
     HostTensor dz = other(0, 1);
@@ -392,6 +410,8 @@ TEST(BatchNormBackward, LargePackedTensors) { run_backward(Api::legacy, 523, 2, 
 TEST(BatchNormBackwardEx, LargePackedTensorsFused) { run_backward(Api::ex, 524, 1, true); }
 TEST(BatchNormForwardTraining, ManyChannelsPacked) { run_forward_training(Api::legacy, 525, 2, 2); }
 TEST(BatchNormBackward, ManyChannelsPacked) { run_backward(Api::legacy, 526, 2, 2); }
+TEST(BatchNormForwardTraining, WideNhwcPacked) { run_forward_training(Api::legacy, 527, 1, 3); }
+TEST(BatchNormBackward, WideNhwcPacked) { run_backward(Api::legacy, 528, 1, 3); }
 
 // ---- Inference ------------------------------------------------------------------
 

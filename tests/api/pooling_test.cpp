@@ -257,6 +257,64 @@ TEST(PoolingBackward, MaxStride2NchwTiles) {
   }
 }
 
+// Max backward, square 2x2 / 3x3 windows of stride 2 (and 3x3 of stride 1),
+// packed NHWC with channels a multiple of eight 16-byte vectors: the CUDA
+// engine's channel-tiled kernel (one or two channel groups), tile edges and
+// paddings.
+TEST(PoolingBackward, MaxNhwcTiles) {
+  EngineHandles hs;
+  Rng rng(test_seed(305));
+  const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16};
+  for (int k = 0; k < 6; ++k) {
+    const cudnnDataType_t dt = types[k % 3];
+    const int64_t vec = dt == CUDNN_DATA_FLOAT ? 4 : 8;
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = rng.coin();
+    const int w = k == 5 ? 3 : static_cast<int>(rng.integer(2, 3));
+    const int st = k == 5 ? 1 : 2;
+    const int pad = static_cast<int>(rng.integer(0, w - 1));
+    p.window = {w, w};
+    p.padding = {pad, pad};
+    p.stride = {st, st};
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), vec * 8 * rng.integer(1, 2), rng.integer(9, 36),
+                                        rng.integer(9, 36)};
+    std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
+    HostTensor x = make_tensor(dt, xdims, packed_strides(xdims, Layout::nhwc));
+    fill_distinct(x, rng);
+    HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, Layout::nhwc));
+    {
+      const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
+      std::vector<double> v;
+      for (const Expect &e : fy) v.push_back(e.value);
+      y.set_values(v);
+    }
+    HostTensor dy = make_tensor(dt, ydims, packed_strides(ydims, Layout::nhwc));
+    fill_random(dy, rng, -2, 2);
+    HostTensor dx0 = make_tensor(dt, xdims, packed_strides(xdims, Layout::nhwc));
+    const bool blend = rng.coin(0.4);
+    const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
+    if (blend) fill_random(dx0, rng, -2, 2);
+    else poison(dx0);
+    const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+    const Scaling a(alpha), b(beta);
+    for (size_t e = 0; e < hs.all.size(); ++e) {
+      Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
+      ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
+                                     b.for_type(dt), dxd, dxb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      HostTensor dx = dx0;
+      download(dxb, dx);
+      EXPECT_TRUE(matches(dx, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
+                                     << " stride " << st << " pad " << pad << " dims " << xdims[1] << "x" << xdims[2]
+                                     << "x" << xdims[3];
+    }
+  }
+}
+
 // 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
 // `cases` problems, the first `nchw_cases` NCHW-like (rows with gaps), the
 // rest NHWC; modes drawn from `modes`.
