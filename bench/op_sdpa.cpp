@@ -9,10 +9,14 @@
 // FLOPs: 4 b h s^2 d (the two matmuls), halved for the causal mask.
 //
 // --op=sdpa-bwd: the backward graph (tests/common/backend_sdpa_bwd.hpp) after
-// a forward run of the library for O and the stats; --alg as above. FLOPs:
+// a forward run of the library for O and the stats; --alg as above, or
+// frontend / frontend-gqa (causal, cudnn-frontend's own form of the graph:
+// P^T, dS^T as RESHAPE views of virtual tensors; gqa: H / 4 K/V heads summed
+// by a grouped REDUCTION) with their -opbyop forms. FLOPs:
 // 10 b h s^2 d (five matmuls), halved for the causal mask. Its check only
 // asks for finite gradients: the float64 backward at this size is too slow
 // here (tests/api/backend_sdpa_bwd_test.cpp compares against it).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -31,6 +35,10 @@ namespace {
 struct SdpaAlg {
   bool causal = false;
   bool opbyop = false;
+  // sdpa-bwd only: cudnn-frontend's own graph (P^T and dS^T RESHAPE views of
+  // the virtual P and dS, K / V^T reshapes of the caller's tensors), and with
+  // gqa 4 query heads per K/V head in rank 4 (a grouped REDUCTION sums dK, dV).
+  bool frontend = false, gqa = false;
 };
 
 SdpaAlg sdpa_alg(const std::string &name) {
@@ -38,7 +46,13 @@ SdpaAlg sdpa_alg(const std::string &name) {
   if (name == "causal") return {true, false};
   if (name == "plain-opbyop") return {false, true};
   if (name == "causal-opbyop") return {true, true};
-  throw std::invalid_argument("unknown sdpa --alg '" + name + "' (plain, causal, plain-opbyop, causal-opbyop)");
+  if (name == "frontend") return {true, false, true, false};
+  if (name == "frontend-opbyop") return {true, true, true, false};
+  if (name == "frontend-gqa") return {true, false, true, true};
+  if (name == "frontend-gqa-opbyop") return {true, true, true, true};
+  throw std::invalid_argument("unknown sdpa --alg '" + name +
+                              "' (plain, causal, plain-opbyop, causal-opbyop; sdpa-bwd also frontend, frontend-gqa "
+                              "and their -opbyop forms, all causal)");
 }
 
 class SdpaRun : public OpRun {
@@ -164,6 +178,8 @@ class SdpaBwdRun : public OpRun {
     f.io_type = to_cudnn_dtype(p.knobs.dt);
     f.scale = 1.0 / std::sqrt(static_cast<double>(f.d));
     f.causal = alg_.causal;
+    c_.frontend = c_.reshapes = alg_.frontend;
+    if (alg_.gqa) f.h_kv = std::max<int64_t>(1, f.h / 4), f.rank4_groups = true;
     fwd_config_ = f;
     fwd_config_.stats = true;
     fwd_graph_ = fdnn_test::build_sdpa_graph(fwd_config_);
@@ -249,6 +265,8 @@ BENCH_DEFAULT_PROBLEMS(sdpa_bwd, 95, {
     "--reset --name=sdpa-bwd.opbyop.f32 --op=sdpa-bwd --alg=plain-opbyop --dt=f32 1x8x1024x64",
     "--reset --name=sdpa-bwd.causal.fused.f32 --op=sdpa-bwd --alg=causal --dt=f32 1x8x1024x64",
     "--reset --name=sdpa-bwd.causal.opbyop.f32 --op=sdpa-bwd --alg=causal-opbyop --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa-bwd.frontend.fused.f32 --op=sdpa-bwd --alg=frontend --dt=f32 1x8x1024x64",
+    "--reset --name=sdpa-bwd.frontend-gqa.fused.bf16 --op=sdpa-bwd --alg=frontend-gqa --dt=bf16 1x8x1024x64",
 })
 
 }  // namespace

@@ -3,7 +3,9 @@
 // backend API. Shape BxHxKxSxD: batch, query heads, K/V heads (dividing H;
 // 1 < K < H uses the grouped rank-5 form), sequence (s_q = s_kv), head dim
 // (d = d_v); BHSD. --alg: e4m3 | e5m2 (the FP8 type) | causal-e4m3 |
-// causal-e5m2, each with the suffix -opbyop for the first engine of
+// causal-e5m2, optionally prefixed by frontend- (cudnn-frontend's P8^T and
+// dS8^T RESHAPE views) and / or dropout- (the frontend's FP8 dropout, p =
+// 0.1), in that order, each with the suffix -opbyop for the first engine of
 // heuristics mode FALLBACK (the op-by-op engine) instead of mode A's (on the
 // CPU the fused cpu.fusion.sdpa_bwd). FLOPs: 8 b h s^2 d (the four
 // products of the backward, the recomputed Q K^T not counted). The check
@@ -23,6 +25,8 @@ namespace {
 struct Fp8BwdAlg {
   cudnnDataType_t type = CUDNN_DATA_FP8_E4M3;
   bool causal = false, opbyop = false;
+  bool frontend = false;  // frontend-: P8^T / dS8^T as RESHAPE views of the virtual FP8 scores
+  bool dropout = false;   // dropout-: the frontend's FP8 dropout (p = 0.1)
 };
 
 Fp8BwdAlg parse_alg(std::string alg) {
@@ -32,10 +36,12 @@ Fp8BwdAlg parse_alg(std::string alg) {
     a.opbyop = true;
     alg.resize(alg.size() - suffix.size());
   }
+  if (alg.rfind("frontend-", 0) == 0) a.frontend = true, alg = alg.substr(9);
+  if (alg.rfind("dropout-", 0) == 0) a.dropout = true, alg = alg.substr(8);
   if (alg.rfind("causal-", 0) == 0) a.causal = true, alg = alg.substr(7);
   if (alg.empty() || alg == "e4m3") a.type = CUDNN_DATA_FP8_E4M3;
   else if (alg == "e5m2") a.type = CUDNN_DATA_FP8_E5M2;
-  else throw std::invalid_argument("unknown sdpa-fp8-bwd --alg '" + alg + "' ([causal-]e4m3|e5m2[-opbyop])");
+  else throw std::invalid_argument("unknown sdpa-fp8-bwd --alg '" + alg + "' ([frontend-][dropout-][causal-]e4m3|e5m2[-opbyop])");
   return a;
 }
 
@@ -45,7 +51,7 @@ class SdpaFp8BwdRun : public OpRun {
     const Dims &s = p.shapes[0];
     const Fp8BwdAlg a = parse_alg(p.knobs.alg);
     c_.b = s[0], c_.h = s[1], c_.h_kv = s[2], c_.s_q = s[3], c_.s_kv = s[3], c_.d = s[4], c_.d_v = s[4];
-    c_.io_type = a.type, c_.causal = a.causal;
+    c_.io_type = a.type, c_.causal = a.causal, c_.frontend = a.frontend, c_.dropout = a.dropout ? 0.1 : 0.0;
     c_.scale = 1.0 / std::sqrt(static_cast<double>(c_.d));
     graph_ = fdnn_test::build_sdpa_fp8_bwd_graph(c_);
     plan_ = plan_graph(handle_, graph_.ops, a.opbyop ? CUDNN_HEUR_MODE_FALLBACK : CUDNN_HEUR_MODE_A);

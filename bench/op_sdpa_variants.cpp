@@ -28,7 +28,7 @@
 namespace bench {
 namespace {
 
-const char *const kVariantAlgs = "gqa, dropout, paged, paged-decode, fp8-e4m3, fp8-e5m2";
+const char *const kVariantAlgs = "gqa, dropout, paged, paged-decode, fp8-e4m3, fp8-e5m2, fp8-e4m3-dropout";
 
 // The alg without its -opbyop suffix; *opbyop: whether it had one.
 std::string strip_opbyop(const std::string &alg, bool *opbyop) {
@@ -51,6 +51,9 @@ void apply_alg(const std::string &alg_knob, fdnn_test::SdpaVariantConfig *c) {
     c->io_type = CUDNN_DATA_FP8_E4M3;
   } else if (alg == "fp8-e5m2") {
     c->io_type = CUDNN_DATA_FP8_E5M2;
+  } else if (alg == "fp8-e4m3-dropout") {  // FP8 with dropout from an RNG op (p = 0.1)
+    c->io_type = CUDNN_DATA_FP8_E4M3;
+    c->dropout = fdnn_test::SdpaDropout::rng, c->dropout_p = 0.1;
   } else {
     throw std::invalid_argument("unknown sdpa-variant --alg '" + alg + "' (" + kVariantAlgs + ")");
   }
@@ -110,7 +113,7 @@ class SdpaVariantFamily : public OpFamily {
   const char *name() const override { return "sdpa-variant"; }
   const char *help() const override {
     return "  sdpa-variant  attention forward variants (backend API): shape BxHxKxSxD (K = K/V heads dividing H);\n"
-           "             --alg=gqa|dropout|paged|paged-decode|fp8-e4m3|fp8-e5m2[-opbyop]; --dt=f32|f16|bf16 (not for fp8)\n";
+           "             --alg=gqa|dropout|paged|paged-decode|fp8-e4m3|fp8-e5m2|fp8-e4m3-dropout[-opbyop]; --dt=f32|f16|bf16 (not for fp8)\n";
   }
   void validate(const Problem &p) const override {
     fdnn_test::SdpaVariantConfig c;

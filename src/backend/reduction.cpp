@@ -54,9 +54,11 @@ class ReductionOperation : public OperationDescriptor {
     r.y = use_tensor(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, "YDESC", true);
     const graph::Tensor &x = tensors_[0], &y = tensors_[1];
     check_arg(x.rank() == y.rank(), "x has rank ", x.rank(), " but y has rank ", y.rank());
+    // As cuDNN 9: each y extent divides x's (equal, 1, or a grouped reduction
+    // of consecutive x positions; core/reduction_support.hpp).
     for (int i = 0; i < x.rank(); ++i)
-      check_arg(y.dims[i] == x.dims[i] || y.dims[i] == 1, "y dimension ", i, " (", y.dims[i],
-                ") must equal x's (", x.dims[i], ") or be 1 (reduced)");
+      check_arg(y.dims[i] >= 1 && x.dims[i] % y.dims[i] == 0, "y dimension ", i, " (", y.dims[i],
+                ") must divide x's (", x.dims[i], "): equal (kept), 1 (reduced) or a divisor (grouped)");
     op_ = r;
   }
 };

@@ -85,10 +85,15 @@ Support check_single_reduction(const graph::Graph &g) {
   if (x->strides.size() != x->dims.size() || y->strides.size() != y->dims.size())
     return Support::no("strides do not match dims");
   for (size_t d = 0; d < x->dims.size(); ++d)
-    if (y->dims[d] != x->dims[d] && y->dims[d] != 1)
-      return Support::no(cat("y dim ", d, " = ", y->dims[d], " is neither x's ", x->dims[d], " nor 1"));
+    if (y->dims[d] != x->dims[d] && y->dims[d] != 1 && (y->dims[d] < 1 || x->dims[d] % y->dims[d] != 0))
+      return Support::no(cat("y dim ", d, " = ", y->dims[d], " is neither x's ", x->dims[d],
+                             ", 1, nor a divisor of it (a grouped reduction)"));
   if (has_overlapping_elements(*y)) return Support::no("y has overlapping elements");
   if (op->indices != graph::kNoTensor) {
+    for (size_t d = 0; d < x->dims.size(); ++d)
+      if (y->dims[d] != x->dims[d] && y->dims[d] != 1)
+        return Support::no(cat("indices of a grouped reduction (y dim ", d, " = ", y->dims[d], " of x's ",
+                               x->dims[d], ") are not supported"));
     if (!reduction_has_index_mode(op->mode)) return Support::no("indices exist only for MIN, MAX and AMAX");
     const graph::Tensor *idx = g.find_tensor(op->indices);
     if (idx == nullptr) return Support::no("indices tensor is missing");

@@ -27,7 +27,8 @@ bool reduction_mode_known(cudnnReduceTensorOp_t mode);
 bool reduction_has_index_mode(cudnnReduceTensorOp_t mode);
 
 // Support::yes() when g is one ReductionOp with x and y (y's dims equal to
-// x's or 1, y without overlapping elements) and, if present, a 32-bit
+// x's, 1, or a divisor of x's: a grouped reduction, core/reduction_support.hpp;
+// y without overlapping elements) and, if present, a 32-bit
 // integer indices tensor of y's dims for an index mode.
 Support check_single_reduction(const graph::Graph &g);
 

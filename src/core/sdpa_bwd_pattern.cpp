@@ -125,17 +125,20 @@ class BwdMatcher : public sdpa_match::Matcher {
     if (ec.size() != 2) no("P feeds ", ec.size(), " operations (expected dS and dV)");
     size_t pv = used_.count(ec[0]) ? ec[1] : ec[0];
     const graph::Uid pd = dropout_chain(e, pv, p);
-    if ((pd != e) != dp_dropped) no("dropout must mask both P and dP");
+    // Dropout masks P, and dP too in the float graphs; cudnn-frontend's FP8
+    // backward masks P only (its dS is (dP - Dot) E times the dropout scale).
+    if (pd == e && dp_dropped) no("dropout masks dP but not P");
+    bp.dp_masked = dp_dropped;
     if (pd != e) {
       const std::vector<size_t> pc = data_consumers(pd);
       if (pc.size() != 1) no("the dropped P feeds ", pc.size(), " operations");
       pv = pc[0];
     }
-    bp.dvt = transposed_product(pv, pd, bp.d_ot, p.d_v, "dV", &bp.p8_scale, &bp.p8_type, bp.dv_out);
+    bp.dvt = transposed_product(pv, pd, bp.d_ot, p.d_v, "dV", &bp.p8_scale, &bp.p8_type, bp.dv_out, &bp.dv_plain);
 
     // [Dropout scale of dS0.]
     graph::Uid ds0 = mul_e.y;
-    if (dp_dropped) {
+    if (pd != e) {
       const std::vector<size_t> cs = data_consumers(ds0);
       const auto *mul = cs.size() == 1 ? std::get_if<graph::PointwiseOp>(&g_.ops()[cs[0]]) : nullptr;
       if (!mul || mul->mode != CUDNN_POINTWISE_MUL) no("with dropout, dS is scaled by the dropout scale");
@@ -237,7 +240,7 @@ class BwdMatcher : public sdpa_match::Matcher {
     if (!is_fwd_io_type(T(bp.dq).dtype)) no("dQ must be float, half, bfloat16 or FP8");
     int no_cast = -1;
     cudnnDataType_t no_cast_type = CUDNN_DATA_FLOAT;
-    bp.dkt = transposed_product(dk_op, ds, bp.qt, p.d, "dK", &no_cast, &no_cast_type, bp.dk_out);
+    bp.dkt = transposed_product(dk_op, ds, bp.qt, p.d, "dK", &no_cast, &no_cast_type, bp.dk_out, &bp.dk_plain);
     if (no_cast >= 0) no("dK's matmul reads dS through a scale");
 
     classify(p);
@@ -343,13 +346,31 @@ class BwdMatcher : public sdpa_match::Matcher {
   // FP8: the cast may be MUL(x, scalar) into a virtual FP8 tensor (*cast_scale,
   // *cast_type), and the product may run through float MULs by scalars and
   // an AMAX tap to the caller tensor (tail).
+  // cudnn-frontend's form (*plain set): the op at i is the IDENTITY of a
+  // RESHAPE that reads X through a transposed view and casts it (virtual,
+  // the I/O type, [.., s_kv, s_q]); its matmul computes out = X^T B with the
+  // caller B [.., s_q, inner] (a_out) into [.., s_kv, inner].
   graph::Uid transposed_product(size_t i, graph::Uid x, graph::Uid &a_out, int64_t inner, const char *what,
-                                int *cast_scale, cudnnDataType_t *cast_type, SdpaScaledOut &tail) {
+                                int *cast_scale, cudnnDataType_t *cast_type, SdpaScaledOut &tail, bool *plain) {
     use(i);
     graph::Uid b = x;
+    *plain = false;
     const graph::MatmulOp *m = std::get_if<graph::MatmulOp>(&g_.ops()[i]);
     const auto *mul8 = std::get_if<graph::PointwiseOp>(&g_.ops()[i]);
-    if (m == nullptr && mul8 && mul8->mode == CUDNN_POINTWISE_MUL && is_fp8_type(T(mul8->y).dtype)) {
+    if (m == nullptr && mul8 && mul8->mode == CUDNN_POINTWISE_IDENTITY && mul8->x != x &&
+        transposed_view_of(mul8->x, x)) {
+      check_plain(*mul8);
+      const graph::Tensor &c = T(mul8->y);
+      std::vector<int64_t> tdims = score_dims_;
+      std::swap(tdims[tdims.size() - 1], tdims[tdims.size() - 2]);
+      if (!c.is_virtual || c.dims != tdims || !(is_io_float_type(c.dtype) || c.dtype == T(x).dtype))
+        no(what, "'s transposed scores must be virtual float, half or bfloat16 (or keep their FP8 type)");
+      const std::vector<size_t> cs = data_consumers(mul8->y);
+      m = cs.size() == 1 ? std::get_if<graph::MatmulOp>(&g_.ops()[cs[0]]) : nullptr;
+      if (!m || m->a != mul8->y) no(what, "'s transposed scores must feed one matmul as its a");
+      use(cs[0]);
+      *plain = true;
+    } else if (m == nullptr && mul8 && mul8->mode == CUDNN_POINTWISE_MUL && is_fp8_type(T(mul8->y).dtype)) {
       check_plain(*mul8);
       const graph::Uid other = mul8->x == x ? mul8->b : mul8->x;
       if ((mul8->x != x && mul8->b != x) || !is_caller_scalar(other)) no(what, "'s FP8 cast must scale by a caller scalar");
@@ -357,8 +378,25 @@ class BwdMatcher : public sdpa_match::Matcher {
       if (!c.is_virtual || c.dims != score_dims_) no(what, "'s FP8 cast must be virtual");
       const std::vector<size_t> cs = data_consumers(mul8->y);
       m = cs.size() == 1 ? std::get_if<graph::MatmulOp>(&g_.ops()[cs[0]]) : nullptr;
-      if (!m) no(what, "'s FP8 cast must feed one matmul");
-      use(cs[0]);
+      const auto *id = cs.size() == 1 ? std::get_if<graph::PointwiseOp>(&g_.ops()[cs[0]]) : nullptr;
+      if (!m && id && id->mode == CUDNN_POINTWISE_IDENTITY && transposed_view_of(id->x, mul8->y)) {
+        // cudnn-frontend's FP8 form: the FP8 scores transposed by a RESHAPE
+        // (same type) as the matmul's a.
+        check_plain(*id);
+        const graph::Tensor &ct = T(id->y);
+        std::vector<int64_t> tdims = score_dims_;
+        std::swap(tdims[tdims.size() - 1], tdims[tdims.size() - 2]);
+        if (!ct.is_virtual || ct.dims != tdims || ct.dtype != c.dtype) no(what, "'s transposed FP8 scores must be virtual");
+        use(cs[0]);
+        const std::vector<size_t> cs2 = data_consumers(id->y);
+        m = cs2.size() == 1 ? std::get_if<graph::MatmulOp>(&g_.ops()[cs2[0]]) : nullptr;
+        if (!m || m->a != id->y) no(what, "'s transposed FP8 scores must feed one matmul as its a");
+        use(cs2[0]);
+        *plain = true;
+      } else {
+        if (!m) no(what, "'s FP8 cast must feed one matmul");
+        use(cs[0]);
+      }
       *cast_scale = side(other);
       *cast_type = c.dtype;
       b = mul8->y;
@@ -374,15 +412,18 @@ class BwdMatcher : public sdpa_match::Matcher {
       use(cs[0]);
       b = id->y;
     }
-    if (m->b != b) no(what, "'s matmul must read the scores as b");
+    if (!*plain && m->b != b) no(what, "'s matmul must read the scores as b");
     check_matmul(*m, what);
     const int r = static_cast<int>(score_dims_.size());
     const int64_t s_q = score_dims_[r - 2], s_kv = score_dims_[r - 1];
-    a_out = m->a;
-    check_operand(T(m->a), inner, s_q, false, what);
+    // The product's matrix: [inner, s_kv] (X^T's form), [s_kv, inner] (plain).
+    const int64_t rows = *plain ? s_kv : inner, cols = *plain ? inner : s_kv;
+    a_out = *plain ? m->b : m->a;
+    if (*plain) check_operand(T(m->b), s_q, inner, false, what);
+    else check_operand(T(m->a), inner, s_q, false, what);
     const graph::Tensor &c = T(m->c);
     graph::Uid out = m->c;
-    if (c.rank() != r || c.dims[r - 2] != inner || c.dims[r - 1] != s_kv) no(what, "^T's dims do not fit");
+    if (c.rank() != r || c.dims[r - 2] != rows || c.dims[r - 1] != cols) no(what, "'s product dims do not fit");
     if (c.is_virtual) {
       const std::vector<size_t> cs = data_consumers(m->c);
       const auto *red = cs.size() == 1 ? std::get_if<graph::ReductionOp>(&g_.ops()[cs[0]]) : nullptr;
@@ -402,8 +443,9 @@ class BwdMatcher : public sdpa_match::Matcher {
       }
     }
     const graph::Tensor &o = T(out);
-    if (o.is_virtual || o.rank() != r || o.dims[r - 2] != inner || o.dims[r - 1] != s_kv)
-      no(what, " must be a caller tensor [.., ", inner, ", s_kv]");
+    if (o.is_virtual || o.rank() != r || o.dims[r - 2] != rows || o.dims[r - 1] != cols)
+      no(what, *plain ? " must be a caller tensor [.., s_kv, " : " must be a caller tensor [.., ", inner,
+         *plain ? "]" : ", s_kv]");
     for (int k = 0; k < r - 2; ++k)
       if (!divides(o.dims[k], score_dims_[k])) no(what, "'s batch dimension ", k, " does not divide the scores'");
     if (!is_fwd_io_type(o.dtype)) no(what, " must be float, half, bfloat16 or FP8");

@@ -9,7 +9,7 @@
 //   E    = EXP(S)                                  the softmax P recomputed
 //   [dropout: E' = MUL(MUL(E, M), scale), M the y of a BERNOULLI RngOp]
 //   dV^T = MATMUL(dO^T, [IDENTITY] E')             [-> REDUCTION ADD -> dV^T]
-//   dP   = MATMUL(dO, V^T)                         [dropout: MUL(dP, M)]
+//   dP   = MATMUL(dO, V^T)                         [dropout: MUL(dP, M); not in FP8]
 //   dS0  = MUL(SUB(dP, softmax_sum), E)            [dropout: MUL(., scale)]
 //                                                  [-> REDUCTION ADD -> dBias]
 //   dS   = [MUL(dS0, scale)]
@@ -26,7 +26,10 @@
 //
 // Q^T, K, dO^T are caller tensors of their own (cuDNN's graphs reach them
 // through view reshapes); a fused engine reads each from its own uid, so the
-// result is the graph's whatever memory the caller binds.
+// result is the graph's whatever memory the caller binds. cudnn-frontend's
+// own form, dV = MATMUL(P^T, dO) and dK = MATMUL(dS^T, Q) with P^T and dS^T
+// RESHAPE views (transposes) of the virtual P and dS cast by the reshape to
+// the I/O type, is the same computation: dv_plain / dk_plain below.
 #pragma once
 
 #include <vector>
@@ -58,8 +61,14 @@ struct SdpaBwdPattern {
   std::vector<int> dp_scales;                 // FP8: dP's descales, in order
   int ds_scale = -1;                          // side node of dS's scalar (-1: none)
   int ds_drop_scale = -1;                     // dropout: side node of the scalar after MUL(., E)
+  bool dp_masked = false;                     // dropout: dP is multiplied by the mask (FP8 graphs: not)
   graph::Uid dq = graph::kNoTensor, dq_accum = graph::kNoTensor;  // dq_accum: kNoTensor when dQ comes directly
   graph::Uid dkt = graph::kNoTensor, dvt = graph::kNoTensor;     // dK^T, dV^T: [.., d, s_kv], [.., d_v, s_kv]
+  // cudnn-frontend's own products: dV = MATMUL(P^T, dO) and dK = MATMUL(dS^T,
+  // Q), P^T / dS^T RESHAPE views of the virtual P / dS cast to the I/O
+  // type. Then dvt (dkt) is dV (dK) itself, [.., s_kv, d_v], and d_ot (qt)
+  // is dO (Q) itself: engines read them untransposed.
+  bool dv_plain = false, dk_plain = false;
   graph::Uid dbias = graph::kNoTensor;
   // FP8: P for dV is FP8(E * p8_scale) of type p8_type (FLOAT: not rounded);
   // dS for dQ and dK is FP8(dS * ds8_scale) of ds8_type; amax_dp = AMAX(dS).

@@ -78,7 +78,17 @@ class Matcher {
   explicit Matcher(const graph::Graph &g) : g_(g) {
     for (size_t i = 0; i < g.ops().size(); ++i) {
       const graph::OpIo io = graph::op_io(g.ops()[i]);
-      for (graph::Uid u : io.inputs) consumers_[u].push_back(i);
+      for (graph::Uid u : io.inputs) {
+        consumers_[u].push_back(i);
+        // An op reading a view of a virtual tensor (a RESHAPE of it, e.g.
+        // cudnn-frontend's P^T) consumes that tensor: the pattern decides
+        // whether it reads the view as the tensor transposed.
+        const graph::Tensor *t = g.find_tensor(u);
+        if (t && t->is_view()) {
+          const graph::Tensor *of = g.find_tensor(t->view_of);
+          if (of && of->is_virtual) consumers_[t->view_of].push_back(i);
+        }
+      }
       for (graph::Uid u : io.outputs) producer_[u] = i;
     }
   }
@@ -203,6 +213,9 @@ class Matcher {
     } else {
       if (pc.size() != 1) no("the softmax output feeds other operations");
       p_final = dropout_chain(div_op->y, pc[0], p);
+      // FP8 with dropout: the dropped P feeds the AMAX and the FP8 scale.
+      const std::vector<size_t> dc = p_final != div_op->y ? data_consumers(p_final) : std::vector<size_t>{};
+      if (dc.size() == 2) p_final = fp8_weights(p_final, dc, p);
     }
     p.nodes = nodes;
     if (mm2->a != p_final) no("the second matmul does not read the softmax output");
@@ -381,6 +394,20 @@ class Matcher {
   }
 
   const graph::Tensor &T(graph::Uid u) const { return g_.tensor(u); }
+
+  // Whether v is a view of x that reads it transposed (its last two dims
+  // and strides swapped): cudnn-frontend's RESHAPE of a virtual P or dS.
+  bool transposed_view_of(graph::Uid v, graph::Uid x) const {
+    const graph::Tensor &t = T(v), &o = T(x);
+    if (!t.is_view() || t.view_of != x || t.rank() != o.rank() || t.rank() < 2) return false;
+    std::vector<int64_t> dims = o.dims, strides = o.strides;
+    std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
+    std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+    if (t.dims != dims) return false;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] != 1 && t.strides[i] != strides[i]) return false;
+    return true;
+  }
   static bool divides(int64_t part, int64_t whole) { return part == whole || (part >= 1 && whole % part == 0); }
   void use(size_t i) { used_.insert(i); }
 

@@ -278,7 +278,7 @@ class Plan final : public ExecutionPlan {
           for (int64_t r = 0; r < rows; ++r) {
             float *row = s + r * n;
             std::copy(saved_.data() + r * p_.s_kv + j0, saved_.data() + r * p_.s_kv + j0 + n, row);
-            fp8_weights(r, row, n);
+            fp8_weights(r, row, n, ((bi * p_.s_q) + i0 + r) * p_.s_kv + j0);
           }
           block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
           continue;
@@ -289,7 +289,7 @@ class Plan final : public ExecutionPlan {
           for (int64_t r = 0; r < rows; ++r) {
             float *row = s + r * n;
             score_.apply_steps(r, n, row, kept);
-            fp8_weights(r, row, n);
+            fp8_weights(r, row, n, ((bi * p_.s_q) + i0 + r) * p_.s_kv + j0);
           }
           block_gemm(rows, dv, n, s, n, v_ptr_ + j0 * v_ld_, v_ld_, acc_.data(), dv, true);
           continue;
@@ -299,7 +299,7 @@ class Plan final : public ExecutionPlan {
           score_.apply_steps(r, n, row, kept);
           if (pass == Pass::stats && saved) std::copy(row, row + n, saved_.data() + r * p_.s_kv + j0);
           softmax_update(r, row, n);
-          if (run_.drop.on) {
+          if (run_.drop.on && pass == Pass::online) {
             // Dropout of the weights after their sum (the graph drops P).
             float *m = drop_.data();
             run_.drop.mask(static_cast<uint64_t>(((bi * p_.s_q) + i0 + r) * p_.s_kv + j0), n, m);
@@ -314,7 +314,9 @@ class Plan final : public ExecutionPlan {
     // Row r's scores s (n of them) become FP8(P * p_scale) as float, P = e
     // / l with e = exp(s - m): the graph's DIV, MUL and FP8 rounding; the
     // amax of P is tracked (rows whose max is -inf give NaN and are left out).
-    void fp8_weights(int64_t r, float *s, int64_t n) {
+    // With dropout P is first dropped (mask of score element `first` on, as
+    // the RNG op numbers them) and scaled, and the amax is the dropped P's.
+    void fp8_weights(int64_t r, float *s, int64_t n, int64_t first) {
       const size_t ri = static_cast<size_t>(r);
       const float m = m_[ri], l = l_[ri], sc = run_.p_scale;
       if (m == -std::numeric_limits<float>::infinity()) {
@@ -322,10 +324,21 @@ class Plan final : public ExecutionPlan {
         return;
       }
       float amax = amax_s_;
-      for (int64_t t = 0; t < n; ++t) {
-        const float p = exp_flush(s[t] - m) / l;
-        amax = std::max(amax, p);
-        s[t] = p * sc;
+      if (run_.drop.on) {
+        float *mk = drop_.data();
+        run_.drop.mask(static_cast<uint64_t>(first), n, mk);
+        const float dsc = run_.drop.scale;
+        for (int64_t t = 0; t < n; ++t) {
+          const float p = mk[t] != 0.0f ? (exp_flush(s[t] - m) / l) * dsc : 0.0f;
+          amax = std::max(amax, p);
+          s[t] = p * sc;
+        }
+      } else {
+        for (int64_t t = 0; t < n; ++t) {
+          const float p = exp_flush(s[t] - m) / l;
+          amax = std::max(amax, p);
+          s[t] = p * sc;
+        }
       }
       amax_s_ = amax;
       if (p_.p_type == CUDNN_DATA_FP8_E4M3)

@@ -21,6 +21,11 @@
 // Dropout (the RNG op's mask M on P and dP, cudnn-frontend's form) draws the
 // RNG op's own Philox words per score element.
 //
+// cudnn-frontend's products dV = P^T dO and dK = dS^T Q (P^T and dS^T views
+// of the virtual P and dS) are the same computation as dV^T = dO^T P and
+// dK^T = Q^T dS: the accumulators hold dV / dK rows either way, only the
+// views of dO, Q, dV and dK differ.
+//
 // FP8 (cudnn-frontend's sdpa_fp8_backward): Dot and dP are multiplied by
 // their descales, P for dV is rounded to FP8 after its scale, dS (after the
 // attention scale) gives amax_dP and is rounded to FP8 after scale_dP before
@@ -97,12 +102,14 @@ class Plan final : public ExecutionPlan {
     v_ = view(g.tensor(bp_.vt), bd, true);
     do_ = view(g.tensor(bp_.d_o), bd, false);
     o_ = view(g.tensor(bp_.o), bd, false);
-    dot_ = view(g.tensor(bp_.d_ot), bd, true);
-    qt_ = view(g.tensor(bp_.qt), bd, true);
+    // dO^T and Q^T as row-major [s_q, ..] matrices: transposed views of their
+    // own uids, or (cudnn-frontend's P^T dO and dS^T Q) dO and Q themselves.
+    dot_ = view(g.tensor(bp_.d_ot), bd, !bp_.dv_plain);
+    qt_ = view(g.tensor(bp_.qt), bd, !bp_.dk_plain);
     dq_ = view(g.tensor(bp_.dq), bd, false);
     if (bp_.dq_accum != graph::kNoTensor) dq_accum_ = view(g.tensor(bp_.dq_accum), bd, false);
-    dk_ = view(g.tensor(bp_.dkt), bd, true);
-    dv_ = view(g.tensor(bp_.dvt), bd, true);
+    dk_ = view(g.tensor(bp_.dkt), bd, !bp_.dk_plain);
+    dv_ = view(g.tensor(bp_.dvt), bd, !bp_.dv_plain);
     write_sum_ = !g.tensor(bp_.softmax_sum).is_virtual;
     if (write_sum_) sum_ = view(g.tensor(bp_.softmax_sum), bd, false);
     slots_of(k_, batches_, &k_slot_, &k_rep_);
@@ -462,9 +469,12 @@ class Plan final : public ExecutionPlan {
           const float *pr = s + r * n;
           for (float sc : run_.dp_scales)
             for (int64_t c = 0; c < n; ++c) x[c] *= sc;
-          if (drop.on) {
+          if (drop.on && bp_.dp_masked) {
             const float *mr = mk + r * n, ds_drop = run_.ds_drop_scale;
             for (int64_t c = 0; c < n; ++c) x[c] = ((x[c] * mr[c] - dr) * pr[c]) * ds_drop;
+          } else if (drop.on) {  // cudnn-frontend's FP8 form: dP unmasked
+            const float ds_drop = run_.ds_drop_scale;
+            for (int64_t c = 0; c < n; ++c) x[c] = ((x[c] - dr) * pr[c]) * ds_drop;
           } else {
             for (int64_t c = 0; c < n; ++c) x[c] = (x[c] - dr) * pr[c];
           }
@@ -530,6 +540,10 @@ class FusedSdpaBwdEngine final : public Engine {
   DeviceKind device() const override { return DeviceKind::cpu; }
   // As cpu.fusion.sdpa: before the op-by-op engine (900).
   int priority() const override { return 50; }
+  // cudnn-frontend's P^T and dS^T are views of virtual tensors; the matcher
+  // takes a graph with views only where it reads them as those transposes,
+  // and this engine never materialises either.
+  bool runs_virtual_views() const override { return true; }
   Support supports(const graph::Graph &g) const override {
     SdpaBwdPattern p;
     Support s = match_sdpa_bwd(g, &p);

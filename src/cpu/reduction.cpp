@@ -14,7 +14,9 @@
 // When there are fewer output groups than threads, the reduced range is cut
 // into parts whose partial results are combined in order afterwards
 // (deterministic). Floats, halves and bfloat16 accumulate in float, doubles
-// in double.
+// in double. A grouped reduction (a y extent dividing x's) is the plain one
+// with its grouped dims split in two, which the loop nest then merges back
+// where it can.
 #include <algorithm>
 #include <memory>
 #include <variant>
@@ -23,6 +25,7 @@
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/reduction_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/loop_nest.hpp"
 #include "cpu/pointwise_kernels.hpp"
@@ -67,7 +70,10 @@ LoopNest sub_nest(const LoopNest &n, const std::vector<int> &dims) {
 
 Layout make_layout(const graph::Graph &g) {
   const auto &op = std::get<graph::ReductionOp>(g.ops().front());
-  const graph::Tensor &x = g.tensor(op.x), &y = g.tensor(op.y);
+  // Grouped reductions: each grouped dim split into (y extent, group), so
+  // that y's dims are x's or 1 (core/reduction_support.hpp).
+  graph::Tensor x = g.tensor(op.x), y = g.tensor(op.y);
+  split_grouped_reduction(x, y);
   Layout L;
   L.xt = x.dtype;
   L.yt = y.dtype;

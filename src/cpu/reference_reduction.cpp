@@ -1,6 +1,7 @@
 // cpu.reference.reduction: the obviously-correct reduction engine. For each
 // element of y it gathers the reduced slice of x in logical order into a
-// vector of doubles and reduces it with plain code.
+// vector of doubles and reduces it with plain code. Grouped reductions (a y
+// extent dividing x's) run with their grouped dims split in two.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/reduction_support.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/reduction_support.hpp"
 
@@ -77,7 +79,10 @@ class Plan final : public ExecutionPlan {
 
   void execute(const ExecContext &, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::ReductionOp>(g.ops().front());
-    const graph::Tensor &x = g.tensor(op.x), &y = g.tensor(op.y);
+    // A grouped reduction (y extents dividing x's) as the plain one it is
+    // with its grouped dims split (core/reduction_support.hpp).
+    graph::Tensor x = g.tensor(op.x), y = g.tensor(op.y);
+    split_grouped_reduction(x, y);
     const graph::Tensor *idx = op.indices != graph::kNoTensor ? &g.tensor(op.indices) : nullptr;
     const void *x_data = pack.get(op.x);
     void *y_data = pack.get(op.y);

@@ -15,6 +15,7 @@
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/op_support.hpp"
+#include "core/reduction_support.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/kernel_args.hpp"
 
@@ -27,8 +28,11 @@ enum Operand { kX = 0, kY = 1, kFlat = 2, kIdx = 3 };
 Support check_graph(const graph::Graph &g) {
   if (Support s = check_single_reduction(g); !s) return s;
   const auto &op = std::get<graph::ReductionOp>(g.ops().front());
-  const graph::Tensor *x = &g.tensor(op.x), *y = &g.tensor(op.y);
-  if (x->rank() > kMaxRank) return Support::no(cat("rank ", x->rank(), " is above ", kMaxRank));
+  graph::Tensor xs = g.tensor(op.x), ys = g.tensor(op.y);
+  split_grouped_reduction(xs, ys);  // grouped dims in two (core/reduction_support.hpp)
+  const graph::Tensor *x = &xs, *y = &ys;
+  if (x->rank() > kMaxRank)
+    return Support::no(cat("rank ", x->rank(), " (grouped dims split in two) is above ", kMaxRank));
   for (const graph::Tensor *t : {x, y})
     if (!element_type_supported(t->dtype))
       return Support::no(cat("data type ", type_info(t->dtype).enum_name, " has no CUDA kernels"));
@@ -47,7 +51,10 @@ constexpr int64_t kMinColumnWidth = 16;
 
 ReductionArgs make_geometry(const graph::Graph &g) {
   const auto &op = std::get<graph::ReductionOp>(g.ops().front());
-  const graph::Tensor &x = g.tensor(op.x), &y = g.tensor(op.y);
+  // A grouped reduction is the plain one with its grouped dims split in two
+  // (check_single_reduction refuses indices for it).
+  graph::Tensor x = g.tensor(op.x), y = g.tensor(op.y);
+  split_grouped_reduction(x, y);
   const graph::Tensor *idx = op.indices != graph::kNoTensor ? &g.tensor(op.indices) : nullptr;
   const int rank = x.rank();
   std::vector<std::vector<int64_t>> strides(4, std::vector<int64_t>(rank, 0));

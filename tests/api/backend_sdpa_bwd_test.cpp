@@ -246,6 +246,39 @@ TEST_F(BackendSdpaBwd, FrontendReshapes) {
   check(c, 82);
 }
 
+// cudnn-frontend's own products: dV = P^T dO and dK = dS^T Q with P^T and
+// dS^T RESHAPE views (transposes) of the virtual P and dS, cast to the I/O
+// type by the reshape; grouped heads in rank 4 summed by a grouped REDUCTION
+// ([b, h, s_kv, d] into [b, h_kv, s_kv, d]). The fused engine reads the views
+// as the transposes they are and runs first; op by op agrees.
+TEST_F(BackendSdpaBwd, FrontendTransposesOfVirtualScores) {
+  SdpaBwdConfig c = cfg(2, 2, 2, 37, 45, 16, 12);
+  c.frontend = true;
+  check(c, 90);
+  c.reshapes = true, c.f.causal = true, c.f.bshd = true, c.f.io_type = CUDNN_DATA_HALF;
+  check(c, 91);
+  c.f.dropout = 0.2, c.f.seed = 5, c.f.bias = true, c.dbias = true, c.f.io_type = CUDNN_DATA_FLOAT;
+  check(c, 92);
+  c = cfg(2, 6, 2, 19, 23, 16, 8);  // grouped-query heads in rank 4
+  c.frontend = true, c.reshapes = true, c.f.rank4_groups = true, c.f.io_type = CUDNN_DATA_BFLOAT16, c.f.causal = true;
+  check(c, 93);
+  c.f.h = 4, c.f.h_kv = 1, c.f.s_q = c.f.s_kv = 24, c.gapped = true;  // multi-query, square scores
+  check(c, 94);
+  c = cfg(1, 4, 2, 30, 41, 8, 8);
+  c.frontend = true, c.f.rank4_groups = true, c.f.dropout = 0.5, c.f.padding = true, c.f.seed = 3;
+  check(c, 95);
+}
+
+// Grouped-query heads in rank 4 with dO^T / Q^T products (the builder's other
+// form): per-head dK^T / dV^T summed by a grouped REDUCTION, fused and op by op.
+TEST_F(BackendSdpaBwd, GroupedRank4) {
+  SdpaBwdConfig c = cfg(2, 6, 3, 21, 33, 16, 16);
+  c.f.rank4_groups = true, c.f.causal = true;
+  check(c, 96);
+  c.f.bshd = true, c.f.io_type = CUDNN_DATA_HALF, c.gapped = true;
+  check(c, 97);
+}
+
 // The float64 reference against central differences of the float64 forward
 // L = sum(dO * O): dL/dQ, dL/dK, dL/dV; and the library's first engine
 // against the same numbers.

@@ -115,5 +115,30 @@ TEST_F(BackendSdpaFp8Bwd, SeveralBlocks) {
   check(c, 641);
 }
 
+// Dropout as cudnn-frontend's FP8 backward forms it (the RNG op's mask on P
+// before its FP8 scale, the dropout scales on Dot and dS): fused first, op by
+// op, and the float64 reference with the same Philox mask agree.
+TEST_F(BackendSdpaFp8Bwd, Dropout) {
+  SdpaFp8BwdConfig c;
+  c.b = 2, c.h = 2, c.h_kv = 2, c.s_q = 13, c.s_kv = 21, c.d = 16, c.d_v = 8, c.dropout = 0.25;
+  check(c, 650);
+  c.io_type = CUDNN_DATA_FP8_E5M2, c.causal = true, c.bshd = true, c.h = 6, c.h_kv = 2, c.dropout = 0.5, c.seed = 1;
+  check(c, 651);  // grouped-query
+  c.b = 1, c.h = 4, c.h_kv = 1, c.s_q = 70, c.s_kv = 90, c.dropout = 0.1, c.offset = 1 << 20;
+  check(c, 652);  // multi-query, several blocks
+}
+
+// cudnn-frontend's own products: P8^T and dS8^T RESHAPE views of the virtual
+// FP8 scores feeding dV = P8^T dO and dK = dS8^T Q; the fused engine reads the
+// views as transposes and runs first.
+TEST_F(BackendSdpaFp8Bwd, FrontendTransposes) {
+  SdpaFp8BwdConfig c;
+  c.frontend = true;
+  c.b = 2, c.h = 2, c.h_kv = 2, c.s_q = 13, c.s_kv = 21, c.d = 16, c.d_v = 8;
+  check(c, 660);
+  c.io_type = CUDNN_DATA_FP8_E5M2, c.causal = true, c.h = 6, c.h_kv = 2, c.dropout = 0.3;
+  check(c, 661);  // grouped-query (rank 5), dropout
+}
+
 }  // namespace
 }  // namespace fdnn_test

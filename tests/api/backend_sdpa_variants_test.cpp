@@ -296,5 +296,18 @@ TEST_F(BackendSdpaVariants, Fp8Forward) {
   check_fused_first(c, 70);
 }
 
+// FP8 with dropout (the RNG op's mask and scale on P before its AMAX and FP8
+// scale): fused first, op by op, and the float64 reference with the same
+// Philox mask agree.
+TEST_F(BackendSdpaVariants, Fp8ForwardDropout) {
+  SdpaVariantConfig c;
+  c.io_type = CUDNN_DATA_FP8_E4M3, c.dropout = SdpaDropout::rng, c.dropout_p = 0.2;
+  c.b = 2, c.h = 2, c.h_kv = 2, c.s_q = 21, c.s_kv = 26, c.d = 16, c.d_v = 16, c.stats = true;
+  check_fused_first(c, 80);
+  c.io_type = CUDNN_DATA_FP8_E5M2, c.causal = true, c.bshd = true, c.h = 4, c.h_kv = 2, c.s_q = 70, c.s_kv = 90;
+  c.dropout_p = 0.5, c.seed_type = CUDNN_DATA_INT32, c.stats = false;
+  check_fused_first(c, 81);
+}
+
 }  // namespace
 }  // namespace fdnn_test

@@ -16,13 +16,14 @@ std::string SdpaConfig::name() const {
      << d_v << (bshd ? " bshd" : " bhsd") << (scale_by_value ? " scale=value" : " scale=tensor")
      << (bias ? " bias" : "") << (alibi ? " alibi" : "") << (padding ? " padding" : "") << (causal ? " causal" : "")
      << (window ? " window=" + std::to_string(window) : "") << (stats ? " stats" : "")
-     << (p_scale != 1.0 ? " p_scale" : "") << (dropout > 0 ? " dropout=" + std::to_string(dropout) : "");
+     << (p_scale != 1.0 ? " p_scale" : "") << (dropout > 0 ? " dropout=" + std::to_string(dropout) : "")
+     << (rank4_groups ? " rank4" : "");
   return os.str();
 }
 
 namespace {
 
-bool grouped_rank5(const SdpaConfig &c) { return c.h_kv != c.h && c.h_kv != 1; }
+bool grouped_rank5(const SdpaConfig &c) { return sdpa_rank5(c); }
 
 // Strides of a [b, heads, s, e] tensor in BHSD or BSHD memory order, in the
 // rank-4 or the grouped rank-5 ([b, h_kv, g, s, e]) form.
@@ -193,7 +194,7 @@ int sdpa_keep(const SdpaConfig &c, int64_t b, int64_t h, int64_t i, int64_t j) {
 SdpaExpect sdpa_reference(const SdpaConfig &c, const SdpaData &d, int64_t row_step) {
   const double eps = 1.0 / (1 << 23);
   const int64_t g = c.h / c.h_kv;
-  const bool r5 = c.h_kv != c.h && c.h_kv != 1;
+  const bool r5 = sdpa_rank5(c);
   SdpaExpect out;
   out.o.resize(static_cast<size_t>(c.b * c.h * c.s_q * c.d_v));
   out.stats.resize(static_cast<size_t>(c.b * c.h * c.s_q));

@@ -47,8 +47,15 @@ struct SdpaConfig {
   double dropout = 0;
   int64_t seed = 1234, offset = 0;
   double causal_fill = -std::numeric_limits<double>::infinity();  // value of masked scores
+  // Grouped-query heads (1 < h_kv < h) in rank 4, as cudnn-frontend builds
+  // them: K/V [b, h_kv, ..] broadcast over consecutive query heads (else
+  // the grouped rank-5 form).
+  bool rank4_groups = false;
   std::string name() const;
 };
+
+// Whether c's graph uses the grouped rank-5 form ([b, h_kv, h / h_kv, s, e]).
+inline bool sdpa_rank5(const SdpaConfig &c) { return c.h_kv != c.h && c.h_kv != 1 && !c.rank4_groups; }
 
 // Uids of the graph's caller-visible tensors.
 enum SdpaUid : int64_t {

@@ -10,7 +10,7 @@
 namespace fdnn_test {
 
 std::string SdpaBwdConfig::name() const {
-  return "bwd " + f.name() + (dbias ? " dbias" : "") + (reshapes ? " reshapes" : "");
+  return "bwd " + f.name() + (dbias ? " dbias" : "") + (reshapes ? " reshapes" : "") + (frontend ? " frontend" : "");
 }
 
 namespace {
@@ -79,12 +79,15 @@ class BwdBuilder : public SdpaGraphBuilder {
     if (c_.reshapes) {
       vt = virt(io, bsh_.vt_dims, bsh_.vt_strides);
       reshape(real(kSdpaV, io, fs.v_dims, fs.v_strides), vt);
-      qt = virt(io, bsh_.qt_dims, bsh_.qt_strides);
-      reshape(q, qt);
       kn = virt(io, fs.k_dims, fs.k_strides);
       reshape(kt, kn);
-      dot = virt(io, bsh_.dot_dims, bsh_.dot_strides);
-      reshape(d_o, dot);
+      qt = dot = nullptr;  // the frontend form reads Q and dO themselves
+      if (!c_.frontend) {
+        qt = virt(io, bsh_.qt_dims, bsh_.qt_strides);
+        reshape(q, qt);
+        dot = virt(io, bsh_.dot_dims, bsh_.dot_strides);
+        reshape(d_o, dot);
+      }
     } else {
       vt = real(kSdpaV, io, bsh_.vt_dims, bsh_.vt_strides);
       qt = real(kBwdQT, io, bsh_.qt_dims, bsh_.qt_strides);
@@ -124,9 +127,12 @@ class BwdBuilder : public SdpaGraphBuilder {
     }
 
     // dV^T = dO^T P (P cast to the I/O type), per Q head then summed.
+    const SdpaGradShapes gv = sdpa_grad_shape(c_, 'v');
+    if (c_.frontend) {
+      product_of_transpose(p_used, d_o, real(kBwdDV, io, gv.dims, gv.strides), c_.f.d_v);
+    } else {
     Desc *p_io = virt(io, fs.score_dims);
     pw(CUDNN_POINTWISE_IDENTITY, p_used, nullptr, p_io);
-    const SdpaGradShapes gv = sdpa_grad_shape(c_, 'v');
     Desc *dvt = real(kBwdDV, io, swap_last2(gv.dims), swap_last2(gv.strides));
     if (grouped(f_)) {
       Desc *full = virt(io, bsh_.dvt_full_dims);  // per Q head, in the I/O type as the frontend's
@@ -134,6 +140,7 @@ class BwdBuilder : public SdpaGraphBuilder {
       reduce(CUDNN_REDUCE_TENSOR_ADD, full, dvt);
     } else {
       matmul(dot, p_io, dvt);
+    }
     }
 
     // dS = P (dO V^T - Dot) scale.
@@ -158,9 +165,12 @@ class BwdBuilder : public SdpaGraphBuilder {
     pw(CUDNN_POINTWISE_MUL, ds0, scale, ds);
 
     // dK^T = Q^T dS (dS cast to the I/O type).
+    const SdpaGradShapes gk = sdpa_grad_shape(c_, 'k');
+    if (c_.frontend) {
+      product_of_transpose(ds, q, real(kBwdDK, io, gk.dims, gk.strides), c_.f.d);
+    } else {
     Desc *ds_io = virt(io, fs.score_dims);
     pw(CUDNN_POINTWISE_IDENTITY, ds, nullptr, ds_io);
-    const SdpaGradShapes gk = sdpa_grad_shape(c_, 'k');
     Desc *dkt = real(kBwdDK, io, swap_last2(gk.dims), swap_last2(gk.strides));
     if (grouped(f_)) {
       Desc *full = virt(io, bsh_.dkt_full_dims);
@@ -168,6 +178,7 @@ class BwdBuilder : public SdpaGraphBuilder {
       reduce(CUDNN_REDUCE_TENSOR_ADD, full, dkt);
     } else {
       matmul(qt, ds_io, dkt);
+    }
     }
 
     // dQ = dS K, through the float dQ_accum unless dBias is computed.
@@ -183,6 +194,29 @@ class BwdBuilder : public SdpaGraphBuilder {
   }
 
  private:
+  // cudnn-frontend's out = MATMUL(RESHAPE(x) as x^T in the I/O type, b) for
+  // the score-shaped virtual x ([.., s_q, s_kv] packed): the reshape's y has
+  // the transposed dims and strides (a view of x); with grouped heads the
+  // product per query head [.., h, s_kv, cols] is summed into out by a
+  // REDUCTION ADD (rank 4: a grouped one).
+  void product_of_transpose(Desc *x, Desc *b, Desc *out, int64_t cols) {
+    const SdpaShapes &fs = sh_;
+    std::vector<int64_t> st(fs.score_dims.size(), 1);
+    for (int i = static_cast<int>(st.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * fs.score_dims[i + 1];
+    Desc *xt = virt(f_.io_type, swap_last2(fs.score_dims), swap_last2(st));
+    reshape(x, xt);
+    if (!grouped(f_)) {
+      matmul(xt, b, out);
+      return;
+    }
+    std::vector<int64_t> full = fs.q_dims;
+    full[full.size() - 2] = f_.s_kv;
+    full.back() = cols;
+    Desc *per_head = virt(f_.io_type, full);
+    matmul(xt, b, per_head);
+    reduce(CUDNN_REDUCE_TENSOR_ADD, per_head, out);
+  }
+
   const SdpaBwdConfig &c_;
   const SdpaConfig &f_;
   BwdShapes bsh_;
@@ -232,7 +266,7 @@ struct Indexer {
   const SdpaConfig &c;
   int64_t g;
   bool r5;
-  explicit Indexer(const SdpaConfig &cfg) : c(cfg), g(cfg.h / cfg.h_kv), r5(cfg.h_kv != cfg.h && cfg.h_kv != 1) {}
+  explicit Indexer(const SdpaConfig &cfg) : c(cfg), g(cfg.h / cfg.h_kv), r5(sdpa_rank5(cfg)) {}
   std::vector<int64_t> q(int64_t b, int64_t h, int64_t s, int64_t e) const {
     if (r5) return {b, h / g, h % g, s, e};
     return {b, h, s, e};

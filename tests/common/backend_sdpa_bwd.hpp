@@ -44,6 +44,13 @@ struct SdpaBwdConfig {
   // Q^T, K, dO^T and V^T as the frontend forms them: virtual RESHAPE views of
   // Q, K^T, dO and V (V then bound in its own dims), not extra caller uids.
   bool reshapes = false;
+  // cudnn-frontend's products for dV and dK: dV = MATMUL(P^T, dO) and dK =
+  // MATMUL(dS^T, Q), P^T and dS^T RESHAPE views of the virtual P and dS
+  // (transposed strides, cast to the I/O type), dV and dK written in K's /
+  // V's own dims ([.., s_kv, d]); no dO^T or Q^T. Grouped heads then sum
+  // [b, h, s_kv, d] into [b, h_kv, s_kv, d] (with f.rank4_groups, a
+  // grouped REDUCTION as the frontend's).
+  bool frontend = false;
   std::string name() const;
 };
 

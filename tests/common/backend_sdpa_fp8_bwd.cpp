@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/backend_ops.hpp"
+#include "common/rng_reference.hpp"
 #include "common/sdpa_graph_builder.hpp"
 
 namespace fdnn_test {
@@ -13,7 +14,8 @@ namespace fdnn_test {
 std::string SdpaFp8BwdConfig::name() const {
   std::ostringstream os;
   os << "fp8 bwd " << type_name(io_type) << " b" << b << " h" << h << "/" << h_kv << " s" << s_q << "x" << s_kv
-     << " d" << d << "/" << d_v << (bshd ? " bshd" : " bhsd") << (causal ? " causal" : "");
+     << " d" << d << "/" << d_v << (bshd ? " bshd" : " bhsd") << (causal ? " causal" : "")
+     << (dropout > 0 ? " dropout=" + std::to_string(dropout) : "") << (frontend ? " frontend" : "");
   return os.str();
 }
 
@@ -122,6 +124,7 @@ class Fp8BwdBuilder : public GraphOpBuilder {
     reduce(CUDNN_REDUCE_TENSOR_ADD, prod, row);
     row = mul(row, scalar(kF8DescaleDO), row_dims_);
     Desc *softmax_sum = mul(row, scalar(kF8DescaleO), row_dims_);
+    if (c_.dropout > 0) softmax_sum = mul(softmax_sum, by_value(kF8DropScaleInv), row_dims_);
 
     // S, E = exp(S - stats), P8.
     const int r = form_.rank();
@@ -144,14 +147,26 @@ class Fp8BwdBuilder : public GraphOpBuilder {
     pw(CUDNN_POINTWISE_SUB, s, stats, centred);
     Desc *e = virt(CUDNN_DATA_FLOAT, score_dims_);
     pw(CUDNN_POINTWISE_EXP, centred, nullptr, e);
-    Desc *p8 = mul(e, scalar(kF8ScaleS), score_dims_, io8);
+    Desc *p_used = e;
+    if (c_.dropout > 0) {
+      Desc *seed = real(kF8Seed, CUDNN_DATA_INT64, ones_, ones_), *offset = real(kF8Offset, CUDNN_DATA_INT64, ones_, ones_);
+      Desc *m = bernoulli(1.0 - c_.dropout, seed, offset, virt(CUDNN_DATA_FLOAT, score_dims_));
+      p_used = mul(mul(e, m, score_dims_), by_value(kF8DropScale), score_dims_);
+    }
+    Desc *p8 = mul(p_used, scalar(kF8ScaleS), score_dims_, io8);
 
     // dV^T = dO^T P8 (per Q head, summed over the group).
     const std::vector<int64_t> dvt_full = swap_last2(form_.dims({c_.b, c_.h, c_.s_kv, c_.d_v}, false)),
                                dvt_dims = swap_last2(form_.dims(v4, true));
-    Desc *dvt = io(kF8DVt, v4, v_st, true, true);
-    matmul_fp8(dot, p8, c_.h != c_.h_kv ? dvt_full : dvt_dims, kF8DescaleS, kF8DescaleDO, kF8ScaleDV, dvt, dvt_dims,
-               kF8AmaxDV);
+    if (c_.frontend) {
+      const std::vector<int64_t> full = swap_last2(dvt_full), dims = swap_last2(dvt_dims);
+      matmul_fp8(transposed(p8), d_o, c_.h != c_.h_kv ? full : dims, kF8DescaleS, kF8DescaleDO, kF8ScaleDV,
+                 io(kF8DVt, v4, v_st, true, false), dims, kF8AmaxDV);
+    } else {
+      Desc *dvt = io(kF8DVt, v4, v_st, true, true);
+      matmul_fp8(dot, p8, c_.h != c_.h_kv ? dvt_full : dvt_dims, kF8DescaleS, kF8DescaleDO, kF8ScaleDV, dvt, dvt_dims,
+                 kF8AmaxDV);
+    }
 
     // dS = (dP - Dot) E attn_scale; amax_dP; dS8.
     Desc *dp = virt(CUDNN_DATA_FLOAT, score_dims_);
@@ -161,6 +176,7 @@ class Fp8BwdBuilder : public GraphOpBuilder {
     Desc *diff = virt(CUDNN_DATA_FLOAT, score_dims_);
     pw(CUDNN_POINTWISE_SUB, dp, softmax_sum, diff);
     Desc *ds = mul(diff, e, score_dims_);
+    if (c_.dropout > 0) ds = mul(ds, by_value(kF8DropScale), score_dims_);
     ds = mul(ds, attn_scale, score_dims_);
     reduce(CUDNN_REDUCE_TENSOR_AMAX, ds, scalar(kF8AmaxDP));
     Desc *ds8 = mul(ds, scalar(kF8ScaleDP), score_dims_, io8);
@@ -170,12 +186,27 @@ class Fp8BwdBuilder : public GraphOpBuilder {
     matmul_fp8(ds8, kn, q_dims, kF8DescaleDP, kF8DescaleK, kF8ScaleDQ, dq, q_dims, kF8AmaxDQ);
     const std::vector<int64_t> dkt_full = swap_last2(form_.dims({c_.b, c_.h, c_.s_kv, c_.d}, false)),
                                dkt_dims = swap_last2(form_.dims(k4, true));
+    if (c_.frontend) {
+      const std::vector<int64_t> full = swap_last2(dkt_full), dims = swap_last2(dkt_dims);
+      matmul_fp8(transposed(ds8), q, c_.h != c_.h_kv ? full : dims, kF8DescaleDP, kF8DescaleQ, kF8ScaleDK,
+                 io(kF8DKt, k4, k_st, true, false), dims, kF8AmaxDK);
+      return;
+    }
     Desc *dkt = io(kF8DKt, k4, k_st, true, true);
     matmul_fp8(qt, ds8, c_.h != c_.h_kv ? dkt_full : dkt_dims, kF8DescaleDP, kF8DescaleQ, kF8ScaleDK, dkt, dkt_dims,
                kF8AmaxDK);
   }
 
  private:
+  // The frontend's RESHAPE transposing a virtual score-shaped FP8 tensor
+  // (packed strides): y has the last two dims and strides swapped.
+  Desc *transposed(Desc *x) {
+    std::vector<int64_t> st = packed(score_dims_);
+    Desc *y = virt(c_.io_type, swap_last2(score_dims_), swap_last2(st));
+    reshape(x, y);
+    return y;
+  }
+
   const SdpaFp8BwdConfig &c_;
   Form form_;
   std::vector<int64_t> score_dims_, row_dims_, ones_;
@@ -188,6 +219,10 @@ SdpaGraph build_sdpa_fp8_bwd_graph(const SdpaFp8BwdConfig &c) {
   Fp8BwdBuilder(c, g).build();
   add_float_value(g, kF8Scale, static_cast<float>(c.scale));
   if (c.causal) add_float_value(g, kF8CausalFill, std::numeric_limits<float>::lowest());
+  if (c.dropout > 0) {
+    add_float_value(g, kF8DropScale, static_cast<float>(1.0 / (1.0 - c.dropout)));
+    add_float_value(g, kF8DropScaleInv, static_cast<float>(1.0 - c.dropout));
+  }
   return g;
 }
 
@@ -238,6 +273,13 @@ SdpaFp8BwdData make_sdpa_fp8_bwd_data(const SdpaFp8BwdConfig &c, Rng &rng) {
   scalar(kF8DescaleO, c.descale_o), scalar(kF8DescaleDO, c.descale_do), scalar(kF8DescaleS, c.descale_s);
   scalar(kF8DescaleDP, c.descale_dp), scalar(kF8ScaleS, c.scale_s), scalar(kF8ScaleDP, c.scale_dp);
   scalar(kF8ScaleDQ, c.scale_dq), scalar(kF8ScaleDK, c.scale_dk), scalar(kF8ScaleDV, c.scale_dv);
+  if (c.dropout > 0) {
+    for (auto [uid, v] : {std::pair<int64_t, int64_t>{kF8Seed, c.seed}, {kF8Offset, c.offset}}) {
+      HostTensor x = make_tensor(CUDNN_DATA_INT64, ones4(), ones4());
+      x.set({0, 0, 0, 0}, static_cast<double>(v));
+      d.scalars.emplace_back(uid, std::move(x));
+    }
+  }
   return d;
 }
 
@@ -258,6 +300,7 @@ SdpaFp8BwdExpect sdpa_fp8_bwd_reference(const SdpaFp8BwdConfig &c, const SdpaFp8
   auto f = [](double v) { return static_cast<double>(static_cast<float>(v)); };
   const double scale = f(c.scale), score_scale = scale * f(c.descale_q) * f(c.descale_k);
   const size_t n = static_cast<size_t>(c.s_q * c.s_kv);
+  const double drop_scale = c.dropout > 0 ? f(1.0 / (1.0 - c.dropout)) : 1.0, ds_drop = drop_scale;
   // An FP8 rounding of x known to within ex: the rounded value and the
   // width of the interval it may land in.
   struct Rounded {
@@ -286,7 +329,7 @@ SdpaFp8BwdExpect sdpa_fp8_bwd_reference(const SdpaFp8BwdConfig &c, const SdpaFp8
           const double t = DO(i, e) * d.o.get({b, h, i, e});
           dot += t, dot_mag += std::fabs(t);
         }
-        const double dsc = f(c.descale_do) * f(c.descale_o);
+        const double dsc = f(c.descale_do) * f(c.descale_o) * (c.dropout > 0 ? f(1.0 - c.dropout) : 1.0);
         dot *= dsc, dot_mag *= dsc;
         const double dot_err = (c.d_v + 6) * eps * dot_mag;
         const double stats = d.stats.get({b, h, i, 0});
@@ -302,7 +345,12 @@ SdpaFp8BwdExpect sdpa_fp8_bwd_reference(const SdpaFp8BwdConfig &c, const SdpaFp8
           const double e_val = masked ? 0.0 : std::exp(s - stats);
           const double t_err = masked ? 0.0 : (c.d + 8) * eps * mag + 4 * eps * (std::fabs(s) + std::fabs(stats));
           const double e_err = e_val * (t_err + 4 * eps);
-          p8[k] = fp8(e_val * f(c.scale_s), e_err * f(c.scale_s));
+          // Dropout: the RNG op's mask of score element (b, h, i, j), the keep scale.
+          const double keep = c.dropout > 0 ? bernoulli_draw(static_cast<uint64_t>(c.seed), static_cast<uint64_t>(c.offset),
+                                                               static_cast<uint64_t>(((b * c.h + h) * c.s_q + i) * c.s_kv + j),
+                                                               1.0 - c.dropout) * drop_scale
+                                            : 1.0;
+          p8[k] = fp8(e_val * keep * f(c.scale_s), e_err * keep * f(c.scale_s));
           double dp = 0, dp_mag = 0;
           for (int64_t e = 0; e < c.d_v; ++e) {
             const double t = DO(i, e) * V(j, e);
@@ -311,10 +359,10 @@ SdpaFp8BwdExpect sdpa_fp8_bwd_reference(const SdpaFp8BwdConfig &c, const SdpaFp8
           const double dpsc = f(c.descale_do) * f(c.descale_v);
           dp *= dpsc, dp_mag *= dpsc;
           const double diff = dp - dot;
-          const double ds = diff * e_val * scale;
+          const double ds = diff * e_val * ds_drop * scale;
           const double ds_err =
               (e_val * ((c.d_v + 6) * eps * dp_mag + dot_err + 4 * eps * std::fabs(diff)) + e_err * std::fabs(diff)) *
-                  scale + 4 * eps * std::fabs(ds);
+                  ds_drop * scale + 4 * eps * std::fabs(ds);
           amax_dp = std::max(amax_dp, std::fabs(ds));
           amax_dp_tol = std::max(amax_dp_tol, ds_err);
           ds8[k] = fp8(ds * f(c.scale_dp), ds_err * f(c.scale_dp));

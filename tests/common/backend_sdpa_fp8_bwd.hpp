@@ -1,6 +1,6 @@
 // The FP8 scaled dot-product attention BACKWARD graph through the public
 // backend API, in the form cudnn-frontend's sdpa_fp8_backward node lowers to
-// (per-tensor scaling, no dropout), rank 4 (multi-query heads too), or for
+// (per-tensor scaling, optional dropout: see SdpaFp8BwdConfig), rank 4 (multi-query heads too), or for
 // 1 < h_kv < h the grouped rank-5 form of the other attention graphs:
 //
 //   Dot  = REDUCTION ADD over d_v of MUL(dO, O) * descale_dO * descale_O
@@ -49,6 +49,17 @@ struct SdpaFp8BwdConfig {
   double descale_q = 0.5, descale_k = 0.25, descale_v = 0.5, descale_o = 0.25, descale_do = 0.5,
          descale_s = 1.0 / 256, descale_dp = 1.0 / 64;
   double scale_s = 256, scale_dp = 64, scale_dq = 16, scale_dk = 16, scale_dv = 16;
+  // Dropout as cudnn-frontend's FP8 backward forms it: P8 = FP8(E * M * 1/(1-p)
+  // * scale_s), M the y of an RNG BERNOULLI op (keep 1 - p, INT64 seed and
+  // offset tensors); Dot multiplied by 1 - p after its descales; dS =
+  // (dP - Dot) E * 1/(1-p) * attn_scale (the frontend does not mask dP).
+  double dropout = 0;
+  int64_t seed = 4321, offset = 9;
+  // cudnn-frontend's own products: dV = matmul_fp8(P8^T, dO) and dK =
+  // matmul_fp8(dS8^T, Q), P8^T and dS8^T RESHAPE views (transposes) of the
+  // virtual FP8 P8 and dS8, dV and dK in their own dims (bound to the same
+  // memory as dV^T / dK^T of the other form).
+  bool frontend = false;
   std::string name() const;
 };
 
@@ -56,6 +67,7 @@ enum SdpaFp8BwdUid : int64_t {
   kF8Q = 1, kF8Kt, kF8Vt, kF8O, kF8DO, kF8Stats, kF8Qt, kF8Kn, kF8DOt, kF8DQ, kF8DKt, kF8DVt, kF8Scale,
   kF8CausalFill, kF8DescaleQ, kF8DescaleK, kF8DescaleV, kF8DescaleO, kF8DescaleDO, kF8DescaleS, kF8DescaleDP,
   kF8ScaleS, kF8ScaleDP, kF8ScaleDQ, kF8ScaleDK, kF8ScaleDV, kF8AmaxDQ, kF8AmaxDK, kF8AmaxDV, kF8AmaxDP,
+  kF8Seed, kF8Offset, kF8DropScale, kF8DropScaleInv,
 };
 
 SdpaGraph build_sdpa_fp8_bwd_graph(const SdpaFp8BwdConfig &c);

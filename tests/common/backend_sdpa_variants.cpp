@@ -337,10 +337,6 @@ SdpaVariantExpect sdpa_variant_reference(const SdpaVariantConfig &c, const SdpaV
         for (double v : s) l += std::exp(v - m);
         for (int64_t j = 0; j < c.s_kv; ++j) {
           double pj = std::exp(s[static_cast<size_t>(j)] - m) / l;
-          if (fp8) {
-            amax_s = std::max(amax_s, pj);
-            amax_s_tol = std::max(amax_s_tol, pj * (4 * max_err + 16 * eps));
-          }
           if (c.dropout != SdpaDropout::none) {
             const uint64_t index = static_cast<uint64_t>(((b * c.h + h) * c.s_q + i) * c.s_kv + j);
             const double keep = c.dropout == SdpaDropout::rng
@@ -348,6 +344,10 @@ SdpaVariantExpect sdpa_variant_reference(const SdpaVariantConfig &c, const SdpaV
                                                      index, 1.0 - c.dropout_p)
                                     : d.drop_mask.get({b, h, i, j});
             pj *= keep * drop_scale;
+          }
+          if (fp8) {  // the graph's AMAX reads P after the dropout
+            amax_s = std::max(amax_s, pj);
+            amax_s_tol = std::max(amax_s_tol, pj * (4 * max_err + 16 * eps));
           }
           p[static_cast<size_t>(j)] = pj;
         }
