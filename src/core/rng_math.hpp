@@ -26,14 +26,23 @@ FDNN_HD inline uint32_t bernoulli_nibble(uint64_t seed, uint64_t offset, uint64_
 // A word as a uniform draw in (0, 1): (word + 0.5) / 2^32.
 FDNN_HD inline double uniform01(uint32_t word) { return (static_cast<double>(word) + 0.5) * (1.0 / 4294967296.0); }
 
-// The standard normal draw of word j of a block (Box-Muller on the pairs
-// (0, 1) and (2, 3): the pair's first element takes the cosine, the second
-// the sine).
-FDNN_HD inline double standard_normal(const philox::Word4 &w, int j) {
-  const int first = j & ~1;
+// The standard normal draws of the pair of words (first, first + 1) of a
+// block, first 0 or 2 (Box-Muller: the pair's first element takes the
+// cosine, the second the sine). Engines that fill whole blocks call this
+// once per pair (one logarithm for two values).
+FDNN_HD inline void standard_normal_pair(const philox::Word4 &w, int first, double *first_value,
+                                         double *second_value) {
   const double a = uniform01(w.v[first]), b = uniform01(w.v[first + 1]);
   const double r = sqrt(-2.0 * log(a)), angle = 6.283185307179586476925 * b;
-  return (j & 1) ? r * sin(angle) : r * cos(angle);
+  *first_value = r * cos(angle);
+  *second_value = r * sin(angle);
+}
+
+// The standard normal draw of word j of a block (see standard_normal_pair).
+FDNN_HD inline double standard_normal(const philox::Word4 &w, int j) {
+  double c = 0, s = 0;
+  standard_normal_pair(w, j & ~1, &c, &s);
+  return (j & 1) ? s : c;
 }
 
 }  // namespace fdnn::rng

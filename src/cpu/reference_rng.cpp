@@ -1,7 +1,7 @@
 // cpu.reference.rng: the obviously-correct RNG engine. Element by element in
 // logical row-major order: the element's Philox word (core/rng_math.hpp)
 // becomes a Bernoulli, uniform or normal draw in double, stored through
-// store_lane. The only engine for uniform and normal draws.
+// store_lane (cpu.rng and cpu.rng.continuous are the fast engines).
 #include <cstdint>
 #include <memory>
 #include <variant>

@@ -1,7 +1,10 @@
-// cuda.matmul: one MatmulOp on the GPU (kernel in matmul_kernels.cu).
+// cuda.matmul: one MatmulOp on the GPU (kernel in matmul_kernels.cu): the
+// types of cuda/matmul_args.hpp (mixed half / bfloat16 / float operands,
+// FP8 operands, double, int8 -> int32), batch extents that broadcast by 1 or by a divisor.
 #include <memory>
 #include <variant>
 
+#include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/matmul_support.hpp"
@@ -9,10 +12,6 @@
 
 namespace fdnn::cuda {
 namespace {
-
-bool is_matmul_type(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
-}
 
 class Plan final : public ExecutionPlan {
  public:
@@ -36,6 +35,8 @@ class Plan final : public ExecutionPlan {
       a.batch_extent[i] = tc.dims[i];
       a.a_bs[i] = ta.dims[i] == 1 ? 0 : ta.strides[i];
       a.b_bs[i] = tb.dims[i] == 1 ? 0 : tb.strides[i];
+      a.a_div[i] = ta.dims[i] == 1 ? 1 : tc.dims[i] / ta.dims[i];
+      a.b_div[i] = tb.dims[i] == 1 ? 1 : tc.dims[i] / tb.dims[i];
       a.c_bs[i] = tc.strides[i];
       a.batches *= tc.dims[i];
     }
@@ -56,13 +57,15 @@ class CudaMatmulEngine final : public Engine {
     Support s = check_single_matmul(g);
     if (!s) return s;
     const auto &op = std::get<graph::MatmulOp>(g.ops().front());
-    const cudnnDataType_t t = g.tensor(op.c).dtype;
-    if (!is_matmul_type(t)) return Support::no("types: FLOAT, DOUBLE, HALF or BFLOAT16 only");
-    if (g.tensor(op.a).dtype != t || g.tensor(op.b).dtype != t) return Support::no("a, b and c must share one type");
+    const cudnnDataType_t ta = g.tensor(op.a).dtype, tb = g.tensor(op.b).dtype, t = g.tensor(op.c).dtype;
+    if (!matmul_types_supported(ta, tb, t))
+      return Support::no(cat("types a ", type_info(ta).name, ", b ", type_info(tb).name, ", c ", type_info(t).name,
+                             ": a and b FLOAT/HALF/BFLOAT16 (or both FP8) with c FLOAT/HALF/BFLOAT16, all DOUBLE, "
+                             "or INT8 a and b with INT32 or FLOAT c"));
     const graph::Tensor &c = g.tensor(op.c);
     if (c.rank() - 2 > kMatmulMaxBatchDims) return Support::no("too many batch dimensions");
-    if (!matmul_batches_plain(g))
-      return Support::no("batch extents of a and b must equal c's or be 1 (no divisor broadcast on the GPU yet)");
+    if (ta == CUDNN_DATA_INT8 && g.tensor(op.a).dims[c.rank() - 1] > kMatmulMaxInt8K)
+      return Support::no(cat("int8 k above ", kMatmulMaxInt8K, " (the int32 sum could overflow)"));
     int64_t batches = 1;
     for (int i = 0; i < c.rank() - 2; ++i) batches *= c.dims[i];
     if (batches >= 65536) return Support::no("at most 65535 batches (one grid z-slice each)");

@@ -3,7 +3,14 @@
 // Any strides: every load goes through the row/column strides, so row- and
 // column-major operands need no copies. A plain FMA kernel: correct for
 // every type and layout; tensor cores are a later engine's job.
+// Types: a and b each FLOAT, HALF or BFLOAT16 with c FLOAT, HALF or BFLOAT16
+// (float accumulation: the attention graphs' half x half -> float form and
+// its converses); FP8 E4M3 / E5M2 a and b with such a c (decoded to float as
+// they are staged); DOUBLE throughout; INT8 a and b with INT32 or FLOAT c,
+// accumulated exactly in int32 and blended in double.
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "cuda/cuda_util.hpp"
 #include "cuda/matmul_args.hpp"
@@ -14,9 +21,53 @@ namespace {
 
 constexpr int kTile = 64, kDepth = 16, kThreads = 256, kPer = 4;
 
+// Element conversions: Storage<S> (cuda/storage_types.cuh), plus the int32
+// output of int8 products (rounded and saturated as the CPU's store_lane).
+template <class S>
+struct Elem {
+  template <class C>
+  __device__ static C load(S v) {
+    return Storage<S>::template load<C>(v);
+  }
+  template <class C>
+  __device__ static S store(C v) {
+    return Storage<S>::store(v);
+  }
+};
+template <>
+struct Elem<int32_t> {
+  template <class C>
+  __device__ static C load(int32_t v) {
+    return static_cast<C>(v);
+  }
+  __device__ static int32_t store(double v) { return num::saturate_round<int32_t>(v); }
+};
+
+// FP8 operands (inputs only).
+struct e4m3_bits {
+  uint8_t bits;
+};
+struct e5m2_bits {
+  uint8_t bits;
+};
+template <>
+struct Elem<e4m3_bits> {
+  template <class C>
+  __device__ static C load(e4m3_bits v) {
+    return static_cast<C>(num::e4m3_to_float(v.bits));
+  }
+};
+template <>
+struct Elem<e5m2_bits> {
+  template <class C>
+  __device__ static C load(e5m2_bits v) {
+    return static_cast<C>(num::e5m2_to_float(v.bits));
+  }
+};
+
 template <class S, class C>
 __device__ inline C ld(const void *p, int64_t i) {
-  return Storage<S>::template load<C>(static_cast<const S *>(p)[i]);
+  return Elem<S>::template load<C>(static_cast<const S *>(p)[i]);
 }
 
 template <class SA, class SB, class SC, class C>
@@ -28,8 +79,8 @@ __global__ void __launch_bounds__(kThreads) matmul_kernel(MatmulArgs a) {
   for (int d = a.batch_dims - 1; d >= 0; --d) {
     const int64_t i = rest % a.batch_extent[d];
     rest /= a.batch_extent[d];
-    ao += i * a.a_bs[d];
-    bo += i * a.b_bs[d];
+    ao += i / a.a_div[d] * a.a_bs[d];
+    bo += i / a.b_div[d] * a.b_bs[d];
     co += i * a.c_bs[d];
   }
   const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile, col0 = static_cast<int64_t>(blockIdx.x) * kTile;
@@ -60,7 +111,9 @@ __global__ void __launch_bounds__(kThreads) matmul_kernel(MatmulArgs a) {
     }
     __syncthreads();
   }
-  const C alpha = static_cast<C>(a.alpha), beta = static_cast<C>(a.beta);
+  // Integer sums are blended in double (alpha and beta need not be integers).
+  using B = std::conditional_t<std::is_integral_v<C>, double, C>;
+  const B alpha = static_cast<B>(a.alpha), beta = static_cast<B>(a.beta);
 #pragma unroll
   for (int i = 0; i < kPer; ++i)
 #pragma unroll
@@ -68,9 +121,9 @@ __global__ void __launch_bounds__(kThreads) matmul_kernel(MatmulArgs a) {
       const int64_t gr = row0 + tr + 16 * i, gc = col0 + tc + 16 * j;
       if (gr >= a.m || gc >= a.n) continue;
       SC *out = static_cast<SC *>(a.c) + co + gr * a.c_rs + gc * a.c_cs;
-      C v = alpha * acc[i][j];
-      if (beta != C(0)) v += beta * Storage<SC>::template load<C>(*out);  // beta == 0 never reads c
-      *out = Storage<SC>::store(v);
+      B v = alpha * static_cast<B>(acc[i][j]);
+      if (beta != B(0)) v += beta * Elem<SC>::template load<B>(*out);  // beta == 0 never reads c
+      *out = Elem<SC>::store(v);
     }
 }
 
@@ -83,18 +136,69 @@ void launch3(const MatmulArgs &a, cudaStream_t stream) {
   check_launch("matmul_kernel");
 }
 
+// Float-computed kernels: c's storage type chosen, then b's, then a's.
+template <class SA, class SB>
+void launch_float_c(const MatmulArgs &a, cudaStream_t stream) {
+  switch (a.dtype_c) {
+    case CUDNN_DATA_FLOAT: launch3<float, SA, SB, float>(a, stream); break;
+    case CUDNN_DATA_HALF: launch3<float, SA, SB, half_bits>(a, stream); break;
+    case CUDNN_DATA_BFLOAT16: launch3<float, SA, SB, bf16_bits>(a, stream); break;
+    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cuda.matmul: unsupported c type ", a.dtype_c);
+  }
+}
+
+template <class SA>
+void launch_float_b(const MatmulArgs &a, cudaStream_t stream) {
+  switch (a.dtype_b) {
+    case CUDNN_DATA_FLOAT: launch_float_c<SA, float>(a, stream); break;
+    case CUDNN_DATA_HALF: launch_float_c<SA, half_bits>(a, stream); break;
+    case CUDNN_DATA_BFLOAT16: launch_float_c<SA, bf16_bits>(a, stream); break;
+    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cuda.matmul: unsupported b type ", a.dtype_b);
+  }
+}
+
+template <class SA>
+void launch_fp8_b(const MatmulArgs &a, cudaStream_t stream) {
+  if (a.dtype_b == CUDNN_DATA_FP8_E4M3) launch_float_c<SA, e4m3_bits>(a, stream);
+  else launch_float_c<SA, e5m2_bits>(a, stream);
+}
+
+bool is_fp8(int t) { return t == CUDNN_DATA_FP8_E4M3 || t == CUDNN_DATA_FP8_E5M2; }
+
+bool is_float_family(int t) { return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16; }
+
 }  // namespace
+
+bool matmul_types_supported(cudnnDataType_t ta, cudnnDataType_t tb, cudnnDataType_t tc) {
+  if (ta == CUDNN_DATA_DOUBLE || tb == CUDNN_DATA_DOUBLE || tc == CUDNN_DATA_DOUBLE)
+    return ta == CUDNN_DATA_DOUBLE && tb == CUDNN_DATA_DOUBLE && tc == CUDNN_DATA_DOUBLE;
+  if (ta == CUDNN_DATA_INT8 || tb == CUDNN_DATA_INT8)
+    return ta == CUDNN_DATA_INT8 && tb == CUDNN_DATA_INT8 && (tc == CUDNN_DATA_INT32 || tc == CUDNN_DATA_FLOAT);
+  if (is_fp8(ta) || is_fp8(tb)) return is_fp8(ta) && is_fp8(tb) && is_float_family(tc);
+  return is_float_family(ta) && is_float_family(tb) && is_float_family(tc);
+}
 
 void launch_matmul(const MatmulArgs &a, void *stream_p) {
   if (a.m == 0 || a.n == 0 || a.batches == 0) return;
-  // The engine admits a, b and c of one type only (four kernels, not 64).
+  check_supported(matmul_types_supported(static_cast<cudnnDataType_t>(a.dtype_a), static_cast<cudnnDataType_t>(a.dtype_b),
+                                         static_cast<cudnnDataType_t>(a.dtype_c)),
+                  "cuda.matmul: no kernel for a type ", a.dtype_a, ", b type ", a.dtype_b, ", c type ", a.dtype_c);
   cudaStream_t stream = as_stream(stream_p);
-  switch (a.dtype_c) {
-    case CUDNN_DATA_FLOAT: launch3<float, float, float, float>(a, stream); break;
-    case CUDNN_DATA_DOUBLE: launch3<double, double, double, double>(a, stream); break;
-    case CUDNN_DATA_HALF: launch3<float, half_bits, half_bits, half_bits>(a, stream); break;
-    case CUDNN_DATA_BFLOAT16: launch3<float, bf16_bits, bf16_bits, bf16_bits>(a, stream); break;
-    default: fail(CUDNN_STATUS_NOT_SUPPORTED, "cuda.matmul: unsupported data type ", a.dtype_c);
+  if (a.dtype_c == CUDNN_DATA_DOUBLE) {
+    launch3<double, double, double, double>(a, stream);
+  } else if (a.dtype_a == CUDNN_DATA_INT8) {
+    if (a.dtype_c == CUDNN_DATA_INT32) launch3<int32_t, int8_t, int8_t, int32_t>(a, stream);
+    else launch3<int32_t, int8_t, int8_t, float>(a, stream);
+  } else if (a.dtype_a == CUDNN_DATA_FP8_E4M3) {
+    launch_fp8_b<e4m3_bits>(a, stream);
+  } else if (a.dtype_a == CUDNN_DATA_FP8_E5M2) {
+    launch_fp8_b<e5m2_bits>(a, stream);
+  } else {
+    switch (a.dtype_a) {
+      case CUDNN_DATA_FLOAT: launch_float_b<float>(a, stream); break;
+      case CUDNN_DATA_HALF: launch_float_b<half_bits>(a, stream); break;
+      default: launch_float_b<bf16_bits>(a, stream); break;
+    }
   }
 }
 

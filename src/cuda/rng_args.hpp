@@ -1,6 +1,8 @@
 // Arguments of the CUDA RNG kernel (host engine <-> rng_kernels.cu).
 #pragma once
 
+#include <cudnn_graph.h>
+
 #include <cstdint>
 
 namespace fdnn::cuda {
@@ -25,6 +27,12 @@ struct RngArgs {
   bool offset_int32 = false;
   uint64_t offset_value = 0;
   uint64_t threshold = 0;  // rng::bernoulli_threshold(p)
+  // UNIFORM and NORMAL draws (computed in double, rounded to y's type, which
+  // is FLOAT, DOUBLE, HALF or BFLOAT16): y = p0 + p1 * draw, with
+  // (p0, p1) = (min, max - min) for UNIFORM, (mean, sd) for NORMAL.
+  int distribution = CUDNN_RNG_DISTRIBUTION_BERNOULLI;
+  int dtype = CUDNN_DATA_FLOAT;
+  double p0 = 0, p1 = 1;
 };
 
 void launch_rng(const RngArgs &a, void *stream);

@@ -1,5 +1,5 @@
 // cuda.rng: the CUDA engine for a single RngOp (the backend API's
-// OPERATION_RNG, Bernoulli). Same values as the CPU engines (see
+// OPERATION_RNG: Bernoulli, uniform and normal draws). Same values as the CPU engines (see
 // graph/op_rng.hpp and core/rng_math.hpp); kernel in rng_kernels.cu.
 #include <memory>
 #include <variant>
@@ -17,7 +17,6 @@ namespace {
 Support check_graph(const graph::Graph &g) {
   if (Support s = check_single_rng(g); !s) return s;
   const auto &op = std::get<graph::RngOp>(g.ops().front());
-  if (op.distribution != CUDNN_RNG_DISTRIBUTION_BERNOULLI) return Support::no("cuda.rng draws Bernoulli values only");
   if (g.tensor(op.y).rank() > kRngMaxRank) return Support::no("rank above 8");
   return Support::yes();
 }
@@ -59,6 +58,15 @@ class Plan final : public ExecutionPlan {
     scalar_operand(g, op.seed, pack, &a.seed_ptr, &a.seed_int32, &a.seed_value);
     scalar_operand(g, op.offset, pack, &a.offset_ptr, &a.offset_int32, &a.offset_value);
     a.threshold = rng::bernoulli_threshold(op.probability);
+    a.distribution = op.distribution;
+    a.dtype = y.dtype;
+    if (op.distribution == CUDNN_RNG_DISTRIBUTION_UNIFORM) {
+      a.p0 = op.uniform_min;
+      a.p1 = op.uniform_max - op.uniform_min;
+    } else if (op.distribution == CUDNN_RNG_DISTRIBUTION_NORMAL) {
+      a.p0 = op.normal_mean;
+      a.p1 = op.normal_sd;
+    }
     launch_rng(a, ctx.stream);
   }
 };

@@ -1,0 +1,268 @@
+// Single-operation MATMUL graphs through the backend API, every engine that
+// heuristics offer checked against an independent float64 reference
+// (tests/common/matmul_reference.*): mixed operand types (half / bfloat16 /
+// float operands with a float, half or bfloat16 c: the attention and
+// matmul + bias + GELU graphs' form; FP8 operands), double, int8 x int8 -> int32 / float,
+// row- and column-major and arbitrary strides, batch dims broadcast by 1 or by
+// a divisor (grouped-query attention's form). On a GPU handle these must run
+// on cuda.matmul; the forms it refuses say why.
+#include <cudnn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/backend_ops.hpp"
+#include "common/expect_status.hpp"
+#include "common/matmul_reference.hpp"
+#include "common/random.hpp"
+#include "common/tensor_data.hpp"
+
+using namespace fdnn_test;
+
+namespace {
+
+class BackendMatmul : public BackendGraphTest {};
+
+struct MatmulTypes {
+  cudnnDataType_t a, b, c;
+};
+
+// Unit roundoff of the arithmetic the engines accumulate in for these types.
+double accumulate_roundoff(const MatmulTypes &t) {
+  if (t.a == CUDNN_DATA_INT8) return 0.0;  // exact integer sums
+  if (t.c == CUDNN_DATA_DOUBLE) return 0x1p-53;
+  return 0x1p-24;  // float
+}
+
+// Strides of a matrix operand: row-major, column-major (the last two dims
+// swapped) or a random order with gaps; batch dims outside either way.
+std::vector<int64_t> operand_strides(Rng &rng, const std::vector<int64_t> &dims, int form) {
+  if (form == 2) return random_strides(rng, dims);
+  std::vector<int64_t> order(dims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  if (form == 1) std::swap(order[order.size() - 1], order[order.size() - 2]);
+  std::vector<int64_t> s(dims.size());
+  int64_t step = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    s[static_cast<size_t>(order[i])] = step;
+    step *= dims[static_cast<size_t>(order[i])];
+  }
+  return s;
+}
+
+struct Problem {
+  MatmulTypes t;
+  std::vector<int64_t> a_dims, b_dims, c_dims;
+};
+
+// Random shapes: c's batch extents, one of a and b full, the other a divisor
+// (1 included), as cuDNN's finalize requires.
+Problem random_problem(Rng &rng, const MatmulTypes &t) {
+  Problem p{t, {}, {}, {}};
+  const int batch_dims = static_cast<int>(rng.integer(0, 2));
+  const int64_t m = rng.integer(1, 37), n = rng.integer(1, 37), k = rng.integer(1, 45);
+  const std::vector<int64_t> extents = {1, 2, 3, 4, 6};
+  for (int d = 0; d < batch_dims; ++d) {
+    const int64_t e = rng.pick(extents);
+    std::vector<int64_t> divisors;
+    for (int64_t v = 1; v <= e; ++v)
+      if (e % v == 0) divisors.push_back(v);
+    const int64_t other = rng.pick(divisors);
+    const bool a_full = rng.coin();
+    p.a_dims.push_back(a_full ? e : other);
+    p.b_dims.push_back(a_full ? other : e);
+    p.c_dims.push_back(e);
+  }
+  p.a_dims.insert(p.a_dims.end(), {m, k});
+  p.b_dims.insert(p.b_dims.end(), {k, n});
+  p.c_dims.insert(p.c_dims.end(), {m, n});
+  return p;
+}
+
+std::unique_ptr<Desc> matmul_node(Desc &a, Desc &b, Desc &c, cudnnDataType_t compute) {
+  Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+  EXPECT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, compute), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
+  auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b.d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c.d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+  return op;
+}
+
+cudnnDataType_t compute_type(const MatmulTypes &t) {
+  if (t.a == CUDNN_DATA_INT8) return CUDNN_DATA_INT32;
+  return t.c == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+}
+
+// Runs the problem on every engine config heuristics offer; returns the
+// engines' names, best first.
+std::vector<std::string> check_problem(BackendMatmul &fx, Rng &rng, const Problem &p) {
+  HostTensor a = make_tensor(p.t.a, p.a_dims, operand_strides(rng, p.a_dims, static_cast<int>(rng.integer(0, 2))));
+  HostTensor b = make_tensor(p.t.b, p.b_dims, operand_strides(rng, p.b_dims, static_cast<int>(rng.integer(0, 2))));
+  HostTensor c0 = make_tensor(p.t.c, p.c_dims, operand_strides(rng, p.c_dims, static_cast<int>(rng.integer(0, 2))));
+  const bool ints = p.t.a == CUDNN_DATA_INT8;
+  fill_random(a, rng, ints ? -128 : -2, ints ? 128 : 2);
+  fill_random(b, rng, ints ? -128 : -2, ints ? 128 : 2);
+  poison(c0);  // beta = 0: NaN in c must not survive
+  auto ad = tensor_desc(1, p.t.a, a.dims, a.strides), bd = tensor_desc(2, p.t.b, b.dims, b.strides);
+  auto cd = tensor_desc(3, p.t.c, c0.dims, c0.strides);
+  auto op = matmul_node(*ad, *bd, *cd, compute_type(p.t));
+  const std::vector<Expect> want = matmul_expected(a, b, p.c_dims, accumulate_roundoff(p.t));
+  std::vector<std::string> names;
+  Buffer ab = upload(a), bb = upload(b);
+  for (const auto &cfg : engine_configs(fx.handle, {op.get()})) {
+    std::unique_ptr<Desc> plan = finalized_plan(fx.handle, cfg->d);
+    if (!plan) continue;
+    names.push_back(plan_engine_name(*plan));
+    SCOPED_TRACE("engine " + names.back());
+    Buffer cb = upload(c0);
+    EXPECT_EQ(fx.execute(*plan, {1, 2, 3}, {ab.get(), bb.get(), cb.get()}), CUDNN_STATUS_SUCCESS) << last_error();
+    HostTensor c = c0;
+    download(cb, c);
+    EXPECT_TRUE(matches(c, want));
+    EXPECT_TRUE(gaps_untouched(c, c0));
+  }
+  return names;
+}
+
+std::string describe(const Problem &p) {
+  auto dims = [](const std::vector<int64_t> &d) {
+    std::string s;
+    for (int64_t v : d) s += (s.empty() ? "" : "x") + std::to_string(v);
+    return s;
+  };
+  return std::string(type_name(p.t.a)) + "*" + type_name(p.t.b) + "->" + type_name(p.t.c) + " a " + dims(p.a_dims) +
+         " b " + dims(p.b_dims) + " c " + dims(p.c_dims);
+}
+
+TEST_F(BackendMatmul, MixedTypesLayoutsAndBroadcasts) {
+  Rng rng(test_seed(91));
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, f16 = CUDNN_DATA_HALF, bf16 = CUDNN_DATA_BFLOAT16;
+  const std::vector<MatmulTypes> types = {
+      {f16, f16, f32},   {bf16, bf16, f32}, {f16, bf16, f32}, {f32, f16, f32}, {f32, f32, f16},
+      {f32, f32, bf16},  {f16, f16, f16},   {bf16, bf16, bf16}, {f32, f32, f32},
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE},
+      {CUDNN_DATA_INT8, CUDNN_DATA_INT8, CUDNN_DATA_INT32},
+      {CUDNN_DATA_INT8, CUDNN_DATA_INT8, f32},
+      {CUDNN_DATA_FP8_E4M3, CUDNN_DATA_FP8_E4M3, f32},
+      {CUDNN_DATA_FP8_E5M2, CUDNN_DATA_FP8_E4M3, f16},
+  };
+  for (int iter = 0; iter < 42; ++iter) {
+    const Problem p = random_problem(rng, types[static_cast<size_t>(iter) % types.size()]);
+    SCOPED_TRACE("iter " + std::to_string(iter) + " " + describe(p));
+    const std::vector<std::string> names = check_problem(*this, rng, p);
+    ASSERT_FALSE(names.empty()) << last_error();
+    if (gpu_mode()) EXPECT_EQ(names.front(), "cuda.matmul");
+    else EXPECT_NE(std::find(names.begin(), names.end(), "cpu.reference.matmul"), names.end());
+  }
+}
+
+// Grouped-query attention's score product: Q [b, h, s, d] x K^T [b, h_kv, d, s]
+// with h = 8 query heads over h_kv = 2 K/V heads (head i reads i / 4), half
+// operands and a float c, K^T column-major (K stored [b, h_kv, s, d]).
+TEST_F(BackendMatmul, GroupedQueryScores) {
+  Rng rng(test_seed(92));
+  Problem p{{CUDNN_DATA_HALF, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT}, {2, 8, 33, 16}, {2, 2, 16, 40}, {2, 8, 33, 40}};
+  HostTensor q = make_tensor(p.t.a, p.a_dims, packed(p.a_dims));
+  const std::vector<int64_t> kt_strides = {2 * 40 * 16, 40 * 16, 1, 16};
+  HostTensor kt = make_tensor(p.t.b, p.b_dims, kt_strides);
+  HostTensor s0 = make_tensor(p.t.c, p.c_dims, packed(p.c_dims));
+  fill_random(q, rng, -1, 1);
+  fill_random(kt, rng, -1, 1);
+  poison(s0);
+  auto qd = tensor_desc(1, p.t.a, q.dims, q.strides), kd = tensor_desc(2, p.t.b, kt.dims, kt.strides);
+  auto sd = tensor_desc(3, p.t.c, s0.dims, s0.strides);
+  auto op = matmul_node(*qd, *kd, *sd, CUDNN_DATA_FLOAT);
+  std::unique_ptr<Desc> plan = make_plan({op.get()});
+  ASSERT_NE(plan, nullptr);
+  if (gpu_mode()) EXPECT_EQ(plan_engine_name(*plan), "cuda.matmul");
+  Buffer qb = upload(q), kb = upload(kt), sb = upload(s0);
+  ASSERT_EQ(execute(*plan, {1, 2, 3}, {qb.get(), kb.get(), sb.get()}), CUDNN_STATUS_SUCCESS) << last_error();
+  HostTensor s = s0;
+  download(sb, s);
+  EXPECT_TRUE(matches(s, matmul_expected(q, kt, p.c_dims, 0x1p-24)));
+  // Spot check of the head mapping itself: head 5 of batch 1 reads K/V head 1.
+  double dot = 0;
+  for (int64_t d = 0; d < 16; ++d) dot += q.get({1, 5, 7, d}) * kt.get({1, 1, d, 9});
+  EXPECT_NEAR(s.get({1, 5, 7, 9}), dot, 1e-4);
+}
+
+// The engine's refusal of `engine` for the graph of `op` (empty when it
+// accepts or is not registered): engines chosen by global index say why.
+std::string refusal(cudnnHandle_t handle, Desc &op, const std::string &engine) {
+  std::unique_ptr<Desc> graph = operation_graph(handle, {&op});
+  int64_t count = 0, got = 0;
+  EXPECT_EQ(cudnnBackendGetAttribute(graph->d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &got,
+                                     &count),
+            CUDNN_STATUS_SUCCESS);
+  for (int64_t gidx = 0; gidx < count; ++gidx) {
+    Desc e(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    EXPECT_EQ(e.set1(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, graph->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(e.set1(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, gidx), CUDNN_STATUS_SUCCESS);
+    if (e.finalize() == CUDNN_STATUS_SUCCESS) continue;
+    const std::string msg = last_error();
+    if (msg.find("(" + engine + ")") != std::string::npos && msg.find("does not support") != std::string::npos)
+      return msg;
+  }
+  return "";
+}
+
+// Forms the GPU does not run: a double operand with a float c, FP8 mixed with
+// another type, int8 mixed with float.
+// The CPU runs them (its reference engine takes any types); on a GPU handle
+// heuristics offer nothing and cuda.matmul names the types.
+TEST_F(BackendMatmul, FormsTheGpuRefuses) {
+  const std::vector<MatmulTypes> forms = {
+      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_FLOAT},
+      {CUDNN_DATA_FP8_E4M3, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
+      {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+  };
+  for (const MatmulTypes &t : forms) {
+    SCOPED_TRACE(std::string(type_name(t.a)) + "*" + type_name(t.b) + "->" + type_name(t.c));
+    auto ad = tensor_desc(1, t.a, {2, 8, 12}, packed({2, 8, 12}));
+    auto bd = tensor_desc(2, t.b, {2, 12, 4}, packed({2, 12, 4}));
+    auto cd = tensor_desc(3, t.c, {2, 8, 4}, packed({2, 8, 4}));
+    auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
+    if (!gpu_mode()) {
+      EXPECT_GT(engine_count(handle, {op.get()}), 0);
+      continue;
+    }
+    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
+    const std::string why = refusal(handle, *op, "cuda.matmul");
+    EXPECT_NE(why.find("types a "), std::string::npos) << why;
+  }
+}
+
+// Bad forms stay refused at finalize, with the dims named.
+TEST_F(BackendMatmul, BadShapesRefused) {
+  auto a = tensor_desc(1, CUDNN_DATA_HALF, {8, 4, 6}, packed({8, 4, 6}));
+  auto b3 = tensor_desc(2, CUDNN_DATA_HALF, {3, 6, 5}, packed({3, 6, 5}));  // 3 does not divide 8
+  auto c = tensor_desc(3, CUDNN_DATA_FLOAT, {8, 4, 5}, packed({8, 4, 5}));
+  Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+  ASSERT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
+  auto node = [&](Desc &bd, Desc &cd) {
+    auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a->d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, bd.d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, cd.d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
+    return op;
+  };
+  auto op1 = node(*b3, *c);
+  EXPECT_FAILS_NAMING(op1->finalize(), CUDNN_STATUS_BAD_PARAM, "cudnnBackendFinalize", "batch dimension 0");
+  auto b_k = tensor_desc(4, CUDNN_DATA_HALF, {8, 7, 5}, packed({8, 7, 5}));  // K 7 against a's 6
+  auto op2 = node(*b_k, *c);
+  EXPECT_FAILS_NAMING(op2->finalize(), CUDNN_STATUS_BAD_PARAM, "cudnnBackendFinalize", "K = 7");
+  auto b2 = tensor_desc(5, CUDNN_DATA_HALF, {2, 6, 5}, packed({2, 6, 5}));
+  auto c_small = tensor_desc(6, CUDNN_DATA_FLOAT, {2, 4, 5}, packed({2, 4, 5}));  // c's batch must be 8
+  auto op3 = node(*b2, *c_small);
+  EXPECT_FAILS_NAMING(op3->finalize(), CUDNN_STATUS_BAD_PARAM, "cudnnBackendFinalize", "batch dimension 0");
+}
+
+}  // namespace
