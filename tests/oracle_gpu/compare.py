@@ -8,6 +8,11 @@ numbers must agree within the line's relative tolerance t:
     |a - b| <= t * max(|a|, |b|, 1)
 (so values of order one get an absolute tolerance t). NaN equals only NaN.
 
+A case a library cannot run (no engine for a backend graph) may print
+`#noengine <name> ...` instead of its result line: a result line of ours
+whose name NVIDIA marks so is skipped (listed, not counted); a result line
+of NVIDIA's whose name ours marks so is a failure (NVIDIA runs it, we do not).
+
 Usage: compare.py ours.txt theirs.txt [--report out.txt]
 Exit status 0 when every line agrees, 1 otherwise.
 """
@@ -18,12 +23,16 @@ import sys
 NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?(nan|inf)$", re.I)
 
 
-def parse(path):
+def parse(path, noengine=None):
     lines = {}
     order = []
     with open(path) as f:
         for raw in f:
             raw = raw.strip()
+            if raw.startswith("#noengine ") and noengine is not None:
+                rest = raw[len("#noengine "):].strip()
+                noengine[rest.partition(" ")[0]] = rest
+                continue
             if not raw or raw.startswith("#"):
                 continue
             name, _, rest = raw.partition(" ")
@@ -82,22 +91,32 @@ def main(argv):
     if len(argv) < 3:
         print(__doc__)
         return 2
-    ours, order = parse(argv[1])
-    theirs, torder = parse(argv[2])
+    ours_noengine, theirs_noengine = {}, {}
+    ours, order = parse(argv[1], ours_noengine)
+    theirs, torder = parse(argv[2], theirs_noengine)
     failures = []
+    skipped = []
     for name in torder:
         if name not in ours:
-            failures.append(f"{name}: missing from ours")
+            if name in ours_noengine:
+                failures.append(f"{name}: NVIDIA runs it, ours has no engine ({ours_noengine[name]})")
+            else:
+                failures.append(f"{name}: missing from ours")
             continue
         why = compare_line(ours[name], theirs[name])
         if why:
             failures.append(f"{name}: {why}")
     for name in order:
         if name not in theirs:
-            failures.append(f"{name}: only in ours")
-    total = len(set(order) | set(torder))
+            if name in theirs_noengine:
+                skipped.append(f"# skipped {name}: NVIDIA has no engine ({theirs_noengine[name]})")
+            else:
+                failures.append(f"{name}: only in ours")
+    total = len(set(order) | set(torder)) - len(skipped)
     summary = f"{total - len(failures)}/{total} lines agree"
-    text = "\n".join(failures + [summary])
+    if skipped:
+        summary += f" ({len(skipped)} skipped: NVIDIA has no engine)"
+    text = "\n".join(skipped + failures + [summary])
     print(text)
     if "--report" in argv:
         with open(argv[argv.index("--report") + 1], "w") as f:
