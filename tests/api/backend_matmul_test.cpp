@@ -4,8 +4,9 @@
 // float operands with a float, half or bfloat16 c: the attention and
 // matmul + bias + GELU graphs' form; FP8 operands), double, int8 x int8 -> int32 / float,
 // row- and column-major and arbitrary strides, batch dims broadcast by 1 or by
-// a divisor (grouped-query attention's form). On a GPU handle these must run
-// on cuda.matmul; the forms it refuses say why.
+// a divisor (grouped-query attention's form). On a GPU handle they run on
+// cuda.matmul.cublaslt where cuBLASLt takes the types and layout, else on
+// cuda.matmul; the forms they refuse say why.
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
@@ -99,12 +100,13 @@ cudnnDataType_t compute_type(const MatmulTypes &t) {
   return t.c == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
 }
 
-// Runs the problem on every engine config heuristics offer; returns the
-// engines' names, best first.
-std::vector<std::string> check_problem(BackendMatmul &fx, Rng &rng, const Problem &p) {
-  HostTensor a = make_tensor(p.t.a, p.a_dims, operand_strides(rng, p.a_dims, static_cast<int>(rng.integer(0, 2))));
-  HostTensor b = make_tensor(p.t.b, p.b_dims, operand_strides(rng, p.b_dims, static_cast<int>(rng.integer(0, 2))));
-  HostTensor c0 = make_tensor(p.t.c, p.c_dims, operand_strides(rng, p.c_dims, static_cast<int>(rng.integer(0, 2))));
+// Runs the problem on every engine config heuristics offer, with a, b and c
+// in the given operand_strides forms; returns the engines' names, best first.
+std::vector<std::string> check_problem_in(BackendMatmul &fx, Rng &rng, const Problem &p, int form_a, int form_b,
+                                          int form_c) {
+  HostTensor a = make_tensor(p.t.a, p.a_dims, operand_strides(rng, p.a_dims, form_a));
+  HostTensor b = make_tensor(p.t.b, p.b_dims, operand_strides(rng, p.b_dims, form_b));
+  HostTensor c0 = make_tensor(p.t.c, p.c_dims, operand_strides(rng, p.c_dims, form_c));
   const bool ints = p.t.a == CUDNN_DATA_INT8;
   fill_random(a, rng, ints ? -128 : -2, ints ? 128 : 2);
   fill_random(b, rng, ints ? -128 : -2, ints ? 128 : 2);
@@ -128,6 +130,21 @@ std::vector<std::string> check_problem(BackendMatmul &fx, Rng &rng, const Proble
     EXPECT_TRUE(gaps_untouched(c, c0));
   }
   return names;
+}
+
+// The same with random forms (row-major, column-major or random strides).
+std::vector<std::string> check_problem(BackendMatmul &fx, Rng &rng, const Problem &p) {
+  const int fa = static_cast<int>(rng.integer(0, 2)), fb = static_cast<int>(rng.integer(0, 2));
+  const int fc = static_cast<int>(rng.integer(0, 2));
+  return check_problem_in(fx, rng, p, fa, fb, fc);
+}
+
+// The types cuda.matmul.cublaslt takes (with compute_type()'s compute type):
+// the rest run on cuda.matmul.
+bool cublaslt_types(const MatmulTypes &t) {
+  if (t.a != t.b) return false;
+  if (t.a == CUDNN_DATA_HALF || t.a == CUDNN_DATA_BFLOAT16) return t.c == t.a || t.c == CUDNN_DATA_FLOAT;
+  return (t.a == CUDNN_DATA_FLOAT || t.a == CUDNN_DATA_DOUBLE) && t.c == t.a;
 }
 
 std::string describe(const Problem &p) {
@@ -157,8 +174,56 @@ TEST_F(BackendMatmul, MixedTypesLayoutsAndBroadcasts) {
     SCOPED_TRACE("iter " + std::to_string(iter) + " " + describe(p));
     const std::vector<std::string> names = check_problem(*this, rng, p);
     ASSERT_FALSE(names.empty()) << last_error();
-    if (gpu_mode()) EXPECT_EQ(names.front(), "cuda.matmul");
-    else EXPECT_NE(std::find(names.begin(), names.end(), "cpu.reference.matmul"), names.end());
+    if (gpu_mode()) {
+      // cuBLASLt first where it takes the types and the layout, else cuda.matmul.
+      if (cublaslt_types(p.t) && names.front() == "cuda.matmul.cublaslt") continue;
+      EXPECT_EQ(names.front(), "cuda.matmul");
+    } else {
+      EXPECT_NE(std::find(names.begin(), names.end(), "cpu.reference.matmul"), names.end());
+    }
+  }
+}
+
+// Both GPU engines pinned on the forms cuBLASLt takes: each of its types,
+// a, b and c row- or column-major, no batch, one batch dim, two batch dims
+// that collapse, and a or b broadcast by 1 (batch stride 0); c NaN-poisoned
+// (beta = 0 must not read it). Every config heuristics offer runs
+// (check_problem_in), so cuda.matmul.cublaslt and cuda.matmul are both
+// checked against the float64 reference; on a GPU handle cuBLASLt must come
+// first. On the CPU handle the CPU engines run the same problems.
+TEST_F(BackendMatmul, CublasLtFormsOnBothGpuEngines) {
+  Rng rng(test_seed(93));
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, f16 = CUDNN_DATA_HALF, bf16 = CUDNN_DATA_BFLOAT16;
+  const std::vector<MatmulTypes> types = {{f16, f16, f16},   {f16, f16, f32}, {bf16, bf16, bf16},
+                                          {bf16, bf16, f32}, {f32, f32, f32},
+                                          {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE}};
+  struct Batch {
+    std::vector<int64_t> a, b, c;
+  };
+  const std::vector<Batch> batches = {{{}, {}, {}},          {{3}, {3}, {3}},       {{2, 3}, {2, 3}, {2, 3}},
+                                      {{1}, {4}, {4}},       {{2, 3}, {1, 1}, {2, 3}}, {{1, 1}, {2, 2}, {2, 2}}};
+  int iter = 0;
+  for (const MatmulTypes &t : types) {
+    for (int forms = 0; forms < 8; ++forms) {
+      const Batch &bt = batches[static_cast<size_t>(iter) % batches.size()];
+      // One bigger problem per type, so that cuBLASLt's tensor-core kernels run too.
+      const bool big = forms == 7;
+      const int64_t m = big ? 64 : rng.integer(1, 40), n = big ? 48 : rng.integer(1, 40);
+      const int64_t k = big ? 80 : rng.integer(1, 48);
+      Problem p{t, bt.a, bt.b, bt.c};
+      p.a_dims.insert(p.a_dims.end(), {m, k});
+      p.b_dims.insert(p.b_dims.end(), {k, n});
+      p.c_dims.insert(p.c_dims.end(), {m, n});
+      const int fa = forms & 1, fb = (forms >> 1) & 1, fc = (forms >> 2) & 1;
+      SCOPED_TRACE("iter " + std::to_string(iter) + " " + describe(p) + " forms " + std::to_string(fa) +
+                   std::to_string(fb) + std::to_string(fc));
+      ++iter;
+      const std::vector<std::string> names = check_problem_in(*this, rng, p, fa, fb, fc);
+      ASSERT_FALSE(names.empty()) << last_error();
+      if (!gpu_mode()) continue;
+      EXPECT_EQ(names.front(), "cuda.matmul.cublaslt");
+      EXPECT_NE(std::find(names.begin(), names.end(), "cuda.matmul"), names.end());
+    }
   }
 }
 
@@ -263,6 +328,31 @@ TEST_F(BackendMatmul, BadShapesRefused) {
   auto c_small = tensor_desc(6, CUDNN_DATA_FLOAT, {2, 4, 5}, packed({2, 4, 5}));  // c's batch must be 8
   auto op3 = node(*b2, *c_small);
   EXPECT_FAILS_NAMING(op3->finalize(), CUDNN_STATUS_BAD_PARAM, "cudnnBackendFinalize", "batch dimension 0");
+}
+
+// cuBLASLt refuses what it cannot describe, naming the reason, and
+// cuda.matmul runs it: a divisor broadcast, and mixed operand types.
+TEST_F(BackendMatmul, CublasLtRefusalsFallBack) {
+  const std::vector<MatmulTypes> mixed = {{CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16, CUDNN_DATA_FLOAT},
+                                          {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}};
+  for (const MatmulTypes &t : mixed) {
+    auto ad = tensor_desc(1, t.a, {2, 8, 12}, packed({2, 8, 12}));
+    auto bd = tensor_desc(2, t.b, {2, 12, 4}, packed({2, 12, 4}));
+    auto cd = tensor_desc(3, t.c, {2, 8, 4}, packed({2, 8, 4}));
+    auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
+    EXPECT_GT(engine_count(handle, {op.get()}), 0);
+    if (!gpu_mode()) continue;
+    const std::string why = refusal(handle, *op, "cuda.matmul.cublaslt");
+    EXPECT_NE(why.find("types a "), std::string::npos) << why;
+  }
+  auto ad = tensor_desc(1, CUDNN_DATA_HALF, {4, 8, 12}, packed({4, 8, 12}));
+  auto bd = tensor_desc(2, CUDNN_DATA_HALF, {2, 12, 4}, packed({2, 12, 4}));  // 2 divides 4
+  auto cd = tensor_desc(3, CUDNN_DATA_FLOAT, {4, 8, 4}, packed({4, 8, 4}));
+  auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
+  EXPECT_GT(engine_count(handle, {op.get()}), 0);
+  if (!gpu_mode()) return;
+  const std::string why = refusal(handle, *op, "cuda.matmul.cublaslt");
+  EXPECT_NE(why.find("proper divisor"), std::string::npos) << why;
 }
 
 }  // namespace
