@@ -24,6 +24,16 @@
 //   offset and a bounds check (ConvTable's form); per-load index math made
 //   the first version of this kernel slower than the WMMA one (~1000
 //   instructions per 64-deep step of a 128 x 256 tile, ~480 now).
+// - the tiles of 64 x 32 / 32 x 32 warp tiles (128 x 64, 64 x 128, 256 x 64,
+//   64 x 256: the 64-channel layers) run a software-pipelined main loop in
+//   the forward pass and the filter gradient (fragments double-buffered:
+//   slice ks + 1's ldmatrix, across the stage boundary too, goes out before
+//   slice ks's mma's; one barrier per step, before the last slice). The
+//   other tiles would spill with it (sm_90a ptxas: 255 registers and 50-600
+//   bytes of local memory). H100, 64x56 3x3.64 HALF, against the plain loop
+//   (FREEDNN_CONV_MMA_PIPE=0): forward 1.06x (batch 256) / 1.07x (32),
+//   filter gradient 1.22x / 1.00x; the data gradient, 1.00x / 0.47x (one
+//   sample), keeps the plain loop.
 // The epilogue is the WMMA kernel's (convolution_tc_epilogue.cuh).
 // H100, ResNet-50 3x3 layers at batch 256, HALF NHWC (device run of
 // 2026-11-23): forward 185-295 TFLOP/s (WMMA 143-189), data gradient
@@ -83,7 +93,12 @@ bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
   // H100, ResNet-50 3x3 layers at batch 256 (device run of 2026-11-23):
   // the mid tiles ran the forward and data-gradient passes 1.0-1.4x faster
   // than the big ones at every reduction length (576 to 4608), the big ones
-  // the filter gradient (split reductions) up to 1.06x faster.
+  // the filter gradient (split reductions) up to 1.06x faster. At batch 32
+  // (3x3 layers, HALF, device run of 2026-11-23) this kernel ran 1.0-1.7x
+  // faster than the WMMA one (FREEDNN_CONV_MMA=0) in 11 of the 12 cases;
+  // the 12th, the 512x7 filter gradient (big tile, unchanged kernel),
+  // measured 0.72x and 1.26x in two runs. So the WMMA kernel keeps no
+  // 16-bit-output size class.
   bool big = a.dir == kConvBwdFilter;
   if (env != nullptr && std::strcmp(env, "big") == 0) big = true;
   if (env != nullptr && std::strcmp(env, "mid") == 0) big = false;
@@ -99,6 +114,11 @@ bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
   else if (a.M <= 64) *bm = 64, *bn = 128;
   else *bm = 128, *bn = 128;
   return tile_smem(*bm, *bn) <= optin;
+}
+
+bool conv_mma_pipelined() {
+  const char *env = std::getenv("FREEDNN_CONV_MMA_PIPE");
+  return env == nullptr || std::strcmp(env, "0") != 0;
 }
 
 void launch_conv_mma(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream) {

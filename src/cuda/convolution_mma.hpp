@@ -14,6 +14,9 @@ constexpr int kConvMmaDepth = 64;
 // current device cannot run the kernel (mma.sync needs compute capability
 // 8.0, the tiles 96-192 KB of shared memory per block).
 bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn);
+// Whether the tiles of 64 x 32 / 32 x 32 warp tiles run the software-
+// pipelined main loop: yes unless FREEDNN_CONV_MMA_PIPE=0 (for comparisons).
+bool conv_mma_pipelined();
 // Writes a.dst (16-bit, blended) or, with a.split > 1, float partials, with
 // the tile conv_mma_tile chose.
 void launch_conv_mma(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream);

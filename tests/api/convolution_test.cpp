@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -404,9 +406,9 @@ TEST(Convolution, PointwiseNchwEveryAlgorithm) {
 // partial tiles at every edge, reductions that are not a multiple of its
 // 64-deep step, split reductions (forward and filter gradient), groups,
 // stride, dilation, both modes, and tensors with gaps.
-TEST(Convolution, TensorCoreChannelsLastImplicitGemm) {
+void check_tensor_core_shapes(uint64_t seed) {
   Handle h;
-  Rng rng(test_seed(408));
+  Rng rng(seed);
   struct Shape {
     int64_t N, G, Cg, Kg, H, W, f;
     int pad, stride, dil;
@@ -459,9 +461,31 @@ TEST(Convolution, TensorCoreChannelsLastImplicitGemm) {
                                       : std::vector<int>{1})
         check_algorithm(h, rng, pr, b, dir, algo, v7.status[algo], v7.memory[algo]);
     }
-    if (HasFailure()) break;
+    if (::testing::Test::HasFailure()) break;
     ++iter;
   }
+}
+
+TEST(Convolution, TensorCoreChannelsLastImplicitGemm) { check_tensor_core_shapes(test_seed(408)); }
+
+// The same shapes through the mma.sync kernel's alternative form, which the
+// GPU picks only when told to (for comparisons): the main loop of the 128 x
+// 64, 64 x 128, 256 x 64 and 64 x 256 tiles without software pipelining
+// (FREEDNN_CONV_MMA_PIPE=0). A CPU handle has no tiles.
+TEST(Convolution, TensorCoreImplicitGemmAlternativeForms) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const auto keep = [](const char *name) {
+    const char *v = std::getenv(name);
+    return v == nullptr ? std::optional<std::string>() : std::optional<std::string>(v);
+  };
+  const auto restore = [](const char *name, const std::optional<std::string> &v) {
+    if (v) setenv(name, v->c_str(), 1);
+    else unsetenv(name);
+  };
+  const auto pipe = keep("FREEDNN_CONV_MMA_PIPE");
+  setenv("FREEDNN_CONV_MMA_PIPE", "0", 1);
+  check_tensor_core_shapes(test_seed(409));
+  restore("FREEDNN_CONV_MMA_PIPE", pipe);
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
