@@ -8,6 +8,9 @@
 //    rows of x through a multi-accumulator loop (reduction_fold.hpp: four
 //    vector accumulators and prefetch where x already holds the compute
 //    type contiguously; with indices, a vectorised max+argmax per block);
+//    when each output is one whole contiguous row of float / double x
+//    (no indices), the rows are folded back to back, each prefetching on
+//    into the next (fold_rows);
 //  - outer reduction (the innermost dimension is kept): a block of up to
 //    kWidth neighbouring outputs is accumulated together, one reduced
 //    position at a time, so x is read along its contiguous dimension.
@@ -18,6 +21,7 @@
 // with its grouped dims split in two, which the loop nest then merges back
 // where it can.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <variant>
 #include <vector>
@@ -308,8 +312,59 @@ struct Execution {
     }
   }
 
+  // Rows path: each output folds one whole contiguous row of x that holds C
+  // values (the reduced dimensions merged into x's innermost one), no
+  // indices, no split. The rows are folded back to back, each prefetching on
+  // into the next, with no per-row set-up beyond a cursor step.
+  template <class M>
+  bool rows_path() const {
+    if constexpr (!red::has_contiguous_fold<M, C>()) {
+      return false;
+    } else {
+      // FREEDNN_CPU_REDUCE_ROWS=0 turns the path off (to measure against it).
+      static const bool enabled = [] {
+        const char *v = std::getenv("FREEDNN_CPU_REDUCE_ROWS");
+        return v == nullptr || v[0] != '0';
+      }();
+      return enabled && L.inner_reduced && !L.with_index && parts == 1 && L.pieces == 1 &&
+             L.red_nest.element_count() == 1 && x_is_c && L.nest.strides[kX][L.nest.rank - 1] == 1;
+    }
+  }
+
+  template <class M>
+  void fold_rows(int64_t lo, int64_t hi) const {
+    if constexpr (red::has_contiguous_fold<M, C>()) {
+      const int64_t len = L.nest.dims[L.nest.rank - 1];
+      const int64_t xs = static_cast<int64_t>(xes), ys = static_cast<int64_t>(yes);
+      OuterCursor cur(L.out_nest, L.out_nest.rank, lo);
+      const C *row = reinterpret_cast<const C *>(x + cur.offset(kX) * xs);
+      int64_t y_off = cur.offset(kY);
+      for (int64_t g = lo; g < hi; ++g) {
+        const C *next = nullptr;
+        int64_t y_next = 0;
+        if (g + 1 < hi) {
+          cur.next();
+          next = reinterpret_cast<const C *>(x + cur.offset(kX) * xs);
+          y_next = cur.offset(kY);
+        }
+        C a = M::combine(M::init(prop), red::fold_contiguous<M>(row, len, next), prop);
+        a = M::finish(a, L.slice);
+        store(y + y_off * ys, 0, 1, &a, alpha, beta);
+        row = next;
+        y_off = y_next;
+      }
+    }
+  }
+
   template <class M>
   void run(const ExecContext &ctx) {
+    const bool par = ctx.pool != nullptr && ctx.pool->size() > 1 && L.nest.element_count() >= kParallelThreshold;
+    if (rows_path<M>()) {
+      auto rows = [&](int64_t lo, int64_t hi) { fold_rows<M>(lo, hi); };
+      if (par && L.groups > 1) ctx.pool->parallel_for(L.groups, rows, std::min<int64_t>(L.groups, ctx.pool->size() * 4));
+      else rows(0, L.groups);
+      return;
+    }
     const int W = lanes();
     auto item = [&](int64_t it) {
       const int64_t g = it / parts, p = it % parts;
@@ -329,7 +384,6 @@ struct Execution {
     auto body = [&](int64_t lo, int64_t hi) {
       for (int64_t it = lo; it < hi; ++it) item(it);
     };
-    const bool par = ctx.pool != nullptr && ctx.pool->size() > 1 && L.nest.element_count() >= kParallelThreshold;
     if (par && items > 1) ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 4));
     else body(0, items);
     if (parts == 1) return;

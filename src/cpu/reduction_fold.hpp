@@ -78,18 +78,88 @@ inline void prefetch(const C *p) {
   _mm_prefetch(reinterpret_cast<const char *>(p), _MM_HINT_T0);
 }
 
+// Calls body(i) for i = 0, U, 2U, ... while i + U <= n and returns the first
+// i left over, prefetching kFoldPrefetchBytes ahead: within v, then (when
+// next is given) on into next.
+template <class C, int U, class Body>
+inline int64_t prefetched_loop(const C *v, int64_t n, const C *next, Body &&body) {
+  constexpr int64_t ahead = kFoldPrefetchBytes / static_cast<int64_t>(sizeof(C));
+  int64_t i = 0;
+  for (; i + U + ahead <= n; i += U) {
+    prefetch(v + i + ahead);
+    body(i);
+  }
+  if (next != nullptr) {
+    for (; i + U <= n; i += U) {
+      prefetch(i + ahead < n ? v + i + ahead : next + (i + ahead - n));
+      body(i);
+    }
+  }
+  for (; i + U <= n; i += U) body(i);
+  return i;
+}
+
+// Horizontal sum / product / min / max of one vector's lanes (min and max
+// on numbers only: callers track NaN apart).
+inline __m128 low_half(__m256 v) { return _mm256_castps256_ps128(v); }
+inline __m128d low_half(__m256d v) { return _mm256_castpd256_pd128(v); }
+template <class C, class Op128>
+inline C horizontal(typename Simd<C>::V v, Op128 op) {
+  if constexpr (std::is_same_v<C, float>) {
+    __m128 h = op(low_half(v), _mm256_extractf128_ps(v, 1));
+    h = op(h, _mm_movehl_ps(h, h));
+    h = op(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h);
+  } else {
+    __m128d h = op(low_half(v), _mm256_extractf128_pd(v, 1));
+    h = op(h, _mm_unpackhi_pd(h, h));
+    return _mm_cvtsd_f64(h);
+  }
+}
+template <class C>
+inline C hadd(typename Simd<C>::V v) {
+  return horizontal<C>(v, [](auto a, auto b) {
+    if constexpr (std::is_same_v<C, float>) return _mm_add_ps(a, b);
+    else return _mm_add_pd(a, b);
+  });
+}
+template <class C>
+inline C hmul(typename Simd<C>::V v) {
+  return horizontal<C>(v, [](auto a, auto b) {
+    if constexpr (std::is_same_v<C, float>) return _mm_mul_ps(a, b);
+    else return _mm_mul_pd(a, b);
+  });
+}
+template <class C>
+inline C hmin(typename Simd<C>::V v) {
+  return horizontal<C>(v, [](auto a, auto b) {
+    if constexpr (std::is_same_v<C, float>) return _mm_min_ps(a, b);
+    else return _mm_min_pd(a, b);
+  });
+}
+template <class C>
+inline C hmax(typename Simd<C>::V v) {
+  return horizontal<C>(v, [](auto a, auto b) {
+    if constexpr (std::is_same_v<C, float>) return _mm_max_ps(a, b);
+    else return _mm_max_pd(a, b);
+  });
+}
+
 }  // namespace detail
 #endif
 
 // Folds v[0..n) (n may be large) into one accumulator value of M; the caller
-// checks has_contiguous_fold<M, C>() first.
+// checks has_contiguous_fold<M, C>() first. `next`, when given, is the run
+// the caller folds next (at least kFoldPrefetchBytes long): the prefetch
+// then runs on into it instead of stopping short of this run's end, so a
+// sequence of short runs (rows of 4 KB: one page each, where the hardware
+// prefetcher restarts) is prefetched as one stream.
 template <class M, class C>
-C fold_contiguous(const C *v, int64_t n) {
+C fold_contiguous(const C *v, int64_t n, const C *next = nullptr) {
 #if defined(__AVX2__) && defined(__FMA__)
   using S = Simd<C>;
   using V = typename S::V;
   constexpr int W = S::W, U = 4 * S::W;
-  constexpr int64_t ahead = kFoldPrefetchBytes / static_cast<int64_t>(sizeof(C));
   int64_t i = 0;
   if constexpr (MinMaxTraits<M>::is_minmax) {
     using T = MinMaxTraits<M>;
@@ -107,17 +177,10 @@ C fold_contiguous(const C *v, int64_t n) {
         f[k] = S::or_(f[k], P ? S::unord(x) : S::ord(x));
       }
     };
-    for (; i + U + ahead <= n; i += U) {
-      detail::prefetch(v + i + ahead);
-      body(i);
-    }
-    for (; i + U <= n; i += U) body(i);
+    i = detail::prefetched_loop<C, U>(v, n, next, body);
     V mm = is_min ? S::min(S::min(m[0], m[1]), S::min(m[2], m[3])) : S::max(S::max(m[0], m[1]), S::max(m[2], m[3]));
     V ff = S::or_(S::or_(f[0], f[1]), S::or_(f[2], f[3]));
-    alignas(32) C lanes[W];
-    S::store(lanes, mm);
-    C r = start;
-    for (int k = 0; k < W; ++k) r = is_min ? (lanes[k] < r ? lanes[k] : r) : (lanes[k] > r ? lanes[k] : r);
+    C r = is_min ? detail::hmin<C>(mm) : detail::hmax<C>(mm);  // the lanes hold numbers (or +-inf) only
     bool flag = S::any(ff);
     for (; i < n; ++i) {
       C x = v[i];
@@ -139,22 +202,20 @@ C fold_contiguous(const C *v, int64_t n) {
     auto body = [&](int64_t at) {
       for (int k = 0; k < 4; ++k) a[k] = detail::step<K, C>(a[k], S::load(v + at + k * W));
     };
-    for (; i + U + ahead <= n; i += U) {
-      detail::prefetch(v + i + ahead);
-      body(i);
-    }
-    for (; i + U <= n; i += U) body(i);
-    alignas(32) C lanes[4][W];
-    for (int k = 0; k < 4; ++k) S::store(lanes[k], a[k]);
-    C r = M::init(false);
-    for (int j = 0; j < W; ++j)
-      for (int k = 0; k < 4; ++k) r = M::combine(r, lanes[k][j], false);
+    i = detail::prefetched_loop<C, U>(v, n, next, body);
+    // The four accumulators and then the lanes pairwise, in vector
+    // registers: a scalar chain of 4 x W combines costs as much as a few
+    // hundred bytes of memory traffic on every short row.
+    C r;
+    if constexpr (K == SumKind::mul) r = detail::hmul<C>(detail::mul<C>(detail::mul<C>(a[0], a[1]), detail::mul<C>(a[2], a[3])));
+    else r = detail::hadd<C>(detail::add<C>(detail::add<C>(a[0], a[1]), detail::add<C>(a[2], a[3])));
     for (; i < n; ++i) r = M::acc(r, v[i], false);
     return r;
   }
 #else
   (void)v;
   (void)n;
+  (void)next;
   return C(0);
 #endif
 }

@@ -163,6 +163,30 @@ TEST_F(CpuPointwiseEngine, LargeOutputsUseStreamingStores) {
   transform(w, z, 1, 0);
 }
 
+// An 18 MiB OpTensor output with beta = 0: the general rows path with
+// streaming stores and its input prefetch ahead of each block (the last
+// blocks of each piece prefetch past it), into a NaN-poisoned C.
+TEST_F(CpuPointwiseEngine, LargeOpTensorStreamsWithPrefetch) {
+  const std::vector<int64_t> dims = {1, 8, 512, 1031};  // 16.9 MB; rows of an odd length: partial last blocks
+  HostTensor a = tensor(CUDNN_DATA_FLOAT, dims, Layout::nchw);
+  HostTensor b = tensor(CUDNN_DATA_FLOAT, dims, Layout::nchw);
+  HostTensor c = tensor(CUDNN_DATA_FLOAT, dims, Layout::nchw);
+  const float alpha1 = 1.5f, alpha2 = -2, beta = 0;
+  const auto want = reference_op_tensor(CUDNN_OP_TENSOR_ADD, false, alpha1, a, alpha2, &b, beta, c, CUDNN_DATA_FLOAT);
+  poison(c);
+  cudnnOpTensorDescriptor_t od;
+  ASSERT_EQ(cudnnCreateOpTensorDescriptor(&od), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnSetOpTensorDescriptor(od, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN),
+            CUDNN_STATUS_SUCCESS);
+  TensorDesc ad(a), bd(b), cd(c);
+  Buffer ab = upload(a), bb = upload(b), cb = upload(c);
+  EXPECT_EQ(cudnnOpTensor(h, od, &alpha1, ad, ab.get(), &alpha2, bd, bb.get(), &beta, cd, cb.get()),
+            CUDNN_STATUS_SUCCESS);
+  cudnnDestroyOpTensorDescriptor(od);
+  download(cb, c);
+  EXPECT_TRUE(matches(c, want));
+}
+
 TEST_F(CpuPointwiseEngine, BetaZeroNeverReadsOutput) {
   // NaN everywhere in y, beta = 0: no NaN may survive, for every path.
   for (auto layout : {Layout::nchw, Layout::nhwc}) {

@@ -113,6 +113,32 @@ TEST_F(CpuReductionEngine, InnerAndOuterReductions) {
   }
 }
 
+// Whole rows folded back to back (the rows path: one reduced dimension,
+// x contiguous float rows, no indices), rows long enough for the vector loop
+// and its prefetch into the next row plus a scalar tail (1000 = 31 x 32 + 8),
+// NaN in a few rows and one row all NaN, every mode, both NaN options.
+TEST_F(CpuReductionEngine, RowsFoldedBackToBack) {
+  HostTensor a = tensor(CUDNN_DATA_FLOAT, {4, 4, 16, 1000});
+  HostTensor c = make_tensor(CUDNN_DATA_FLOAT, {4, 4, 16, 1}, packed_strides({4, 4, 16, 1}, Layout::nchw));
+  fill_random(c, rng, -1, 1);
+  const double nan = std::nan("");
+  a.set({0, 1, 3, 999}, nan);  // in the scalar tail
+  a.set({2, 0, 5, 40}, nan);   // in the vector loop
+  for (int64_t w = 0; w < 1000; ++w) a.set({3, 3, 15, w}, nan);  // the last row: all NaN
+  for (auto op : {CUDNN_REDUCE_TENSOR_ADD, CUDNN_REDUCE_TENSOR_AVG, CUDNN_REDUCE_TENSOR_NORM1,
+                  CUDNN_REDUCE_TENSOR_NORM2, CUDNN_REDUCE_TENSOR_MIN, CUDNN_REDUCE_TENSOR_MAX,
+                  CUDNN_REDUCE_TENSOR_AMAX})
+    for (bool prop : {true, false}) {
+      reduce(op, prop, false, a, c);
+      reduce(op, prop, false, a, c, -0.5, 0.25);
+    }
+  // MUL over values near 1, so that the products neither vanish nor overflow.
+  HostTensor m = make_tensor(CUDNN_DATA_FLOAT, {2, 3, 8, 1000}, packed_strides({2, 3, 8, 1000}, Layout::nchw));
+  fill_random(m, rng, 0.999, 1.001);
+  HostTensor cm = make_tensor(CUDNN_DATA_FLOAT, {2, 3, 8, 1}, packed_strides({2, 3, 8, 1}, Layout::nchw));
+  reduce(CUDNN_REDUCE_TENSOR_MUL, false, false, m, cm);
+}
+
 TEST_F(CpuReductionEngine, NanRulesOnLargeInputs) {
   HostTensor a = tensor(CUDNN_DATA_FLOAT, {4, 1, 300, 300});
   const double nan = std::nan("");
