@@ -95,15 +95,13 @@ class PointwiseOperation : public OperationDescriptor {
     }
     if (has(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1)) p.alpha1 = as_double(value(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1));
     if (has(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2)) p.alpha2 = as_double(value(CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2));
-    // Shapes: every input has y's rank and broadcasts to it.
+    // Every input has y's rank. That its dims broadcast to y's is checked
+    // when an engine is asked (Engine::accepts): NVIDIA's cuDNN finalizes
+    // the operation and its graph without it.
     const graph::Tensor &y = tensors_[backward ? 2 : 1];
-    for (const graph::Tensor &t : tensors_) {
+    for (const graph::Tensor &t : tensors_)
       check_arg(t.rank() == y.rank(), "tensor ", t.uid, " has rank ", t.rank(), " but the output has rank ",
                 y.rank());
-      for (int i = 0; i < y.rank(); ++i)
-        check_arg(t.dims[i] == y.dims[i] || t.dims[i] == 1, "tensor ", t.uid, " dimension ", i, " (", t.dims[i],
-                  ") neither matches the output (", y.dims[i], ") nor broadcasts (1)");
-    }
     op_ = p;
   }
 };

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <set>
+#include <variant>
+
+#include "core/error.hpp"
+#include "graph/op_io.hpp"
 
 namespace fdnn {
 
@@ -13,9 +18,49 @@ std::mutex &registry_mutex() {
 }
 }  // namespace
 
+namespace {
+
+// What NVIDIA's cuDNN lets through operation and graph finalize but no
+// engine can run (the backend oracle shows cuDNN 9.19 finalizing both): a
+// virtual tensor that is read but written by no operation of the graph, and
+// a pointwise input whose dims neither match the output's nor are 1. Every
+// engine is refused such a graph here, so heuristics offer none.
+Support well_formed(const graph::Graph &g) {
+  std::set<graph::Uid> produced;
+  std::vector<graph::OpIo> ios;
+  for (const graph::Op &op : g.ops()) {
+    ios.push_back(graph::op_io(op));
+    produced.insert(ios.back().outputs.begin(), ios.back().outputs.end());
+  }
+  for (const graph::OpIo &io : ios)
+    for (graph::Uid u : io.inputs) {
+      const graph::Tensor &t = g.tensor(u);
+      if (t.is_virtual && !t.is_view() && produced.count(u) == 0)
+        return Support::no(cat("virtual tensor ", u, " is read but no operation of the graph writes it"));
+    }
+  for (const graph::Op &op : g.ops()) {
+    const auto *p = std::get_if<graph::PointwiseOp>(&op);
+    if (p == nullptr) continue;
+    const graph::Tensor &y = g.tensor(p->y);
+    for (graph::Uid u : {p->x, p->b, p->t}) {
+      if (u == graph::kNoTensor) continue;
+      const graph::Tensor &t = g.tensor(u);
+      if (t.rank() != y.rank()) return Support::no(cat("pointwise input ", u, " has rank ", t.rank(), ", y ", y.rank()));
+      for (int i = 0; i < y.rank(); ++i)
+        if (t.dims[i] != y.dims[i] && t.dims[i] != 1)
+          return Support::no(cat("pointwise input ", u, " dimension ", i, " (", t.dims[i],
+                                 ") neither matches the output's (", y.dims[i], ") nor broadcasts (1)"));
+    }
+  }
+  return Support::yes();
+}
+
+}  // namespace
+
 Support Engine::accepts(const graph::Graph &g) const {
   if (g.has_virtual_views() && !runs_virtual_views())
     return Support::no("the graph reads a virtual tensor through a RESHAPE view, which this engine does not place");
+  if (Support s = well_formed(g); !s) return s;
   return supports(g);
 }
 

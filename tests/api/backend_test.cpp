@@ -341,4 +341,38 @@ TEST_F(BackendApi, GraphChecks) {
   EXPECT_EQ(e.finalize(), CUDNN_STATUS_NOT_SUPPORTED);
 }
 
+// What NVIDIA's cuDNN 9.19 finalizes although no engine can run it (seen by
+// the backend oracle): a pointwise input whose dims do not broadcast to y,
+// and a virtual tensor that no operation writes. Both finalize, operation
+// and graph; heuristics then offer nothing and every engine is refused.
+TEST_F(BackendApi, FinalizesWhatNoEngineRuns) {
+  auto x = tensor(1, {1, 2, 3, 4}), b = tensor(2, {1, 2, 3, 3}), y = tensor(3, {1, 2, 3, 4});
+  auto v = tensor(4, {1, 2, 3, 4}, true);
+  auto bad_add = pointwise_op(CUDNN_POINTWISE_ADD, *x, b.get(), *y);  // finalizes (checked inside)
+  auto from_nowhere = pointwise_op(CUDNN_POINTWISE_RELU_FWD, *v, nullptr, *y);
+  const std::pair<Desc *, const char *> cases[] = {{bad_add.get(), "nor broadcasts"},
+                                                   {from_nowhere.get(), "no operation of the graph writes it"}};
+  for (const auto &[op, why] : cases) {
+    auto g = operation_graph(handle, {op});  // finalizes (checked inside)
+    EXPECT_TRUE(engine_configs(*g).empty());
+    EXPECT_TRUE(engine_configs(*g, CUDNN_HEUR_MODE_FALLBACK).empty());
+    int64_t count = 0, n = 0;
+    ASSERT_EQ(cudnnBackendGetAttribute(g->d, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &n,
+                                       &count),
+              CUDNN_STATUS_SUCCESS);
+    int same_device = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      Desc e(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      ASSERT_EQ(e.set1(CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, g->d), CUDNN_STATUS_SUCCESS);
+      ASSERT_EQ(e.set1(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, i), CUDNN_STATUS_SUCCESS);
+      EXPECT_EQ(e.finalize(), CUDNN_STATUS_NOT_SUPPORTED) << "engine " << i;
+      const std::string message = last_error();  // reading it clears it
+      if (message.find("another device") != std::string::npos) continue;
+      ++same_device;
+      EXPECT_NE(message.find(why), std::string::npos) << "engine " << i << ": " << message;
+    }
+    EXPECT_GT(same_device, 0);
+  }
+}
+
 }  // namespace
