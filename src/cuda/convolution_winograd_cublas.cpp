@@ -2,10 +2,10 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
+#include "cuda/toolkit_library.hpp"
 
 namespace fdnn::cuda {
 namespace {
@@ -30,24 +30,8 @@ struct Cublas {
   std::string why;
 
   Cublas() {
-    // The loader's path first, then the toolkit's usual homes (a machine may
-    // have the toolkit without it on the loader's path).
-    std::string tried;
-    void *lib = nullptr;
-    std::string names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so", "", "", ""};
-    if (const char *home = std::getenv("CUDA_HOME")) names[3] = std::string(home) + "/lib64/libcublas.so";
-    names[4] = "/usr/local/cuda/lib64/libcublas.so";
-    names[5] = "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so";
-    for (const std::string &n : names) {
-      if (n.empty()) continue;
-      lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) break;
-      tried += (tried.empty() ? "" : ", ") + n;
-    }
-    if (lib == nullptr) {
-      why = "cuBLAS could not be opened (tried " + tried + ")";
-      return;
-    }
+    void *lib = open_toolkit_library("libcublas", "cuBLAS", &why);
+    if (lib == nullptr) return;
     create = reinterpret_cast<Create>(dlsym(lib, "cublasCreate_v2"));
     destroy = reinterpret_cast<Destroy>(dlsym(lib, "cublasDestroy_v2"));
     set_stream = reinterpret_cast<SetStream>(dlsym(lib, "cublasSetStream_v2"));

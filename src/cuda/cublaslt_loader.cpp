@@ -3,13 +3,13 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "cuda/toolkit_library.hpp"
 
 namespace fdnn::cuda {
 namespace {
@@ -20,23 +20,8 @@ struct Loaded {
   std::string why;
 
   Loaded() {
-    // The loader's path first, then the toolkit's usual homes.
-    std::string tried;
-    void *lib = nullptr;
-    std::string names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so", "", "", ""};
-    if (const char *home = std::getenv("CUDA_HOME")) names[3] = std::string(home) + "/lib64/libcublasLt.so";
-    names[4] = "/usr/local/cuda/lib64/libcublasLt.so";
-    names[5] = "/usr/local/cuda/targets/x86_64-linux/lib/libcublasLt.so";
-    for (const std::string &n : names) {
-      if (n.empty()) continue;
-      lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) break;
-      tried += (tried.empty() ? "" : ", ") + n;
-    }
-    if (lib == nullptr) {
-      why = "cuBLASLt could not be opened (tried " + tried + ")";
-      return;
-    }
+    void *lib = open_toolkit_library("libcublasLt", "cuBLASLt", &why);
+    if (lib == nullptr) return;
     bool all = true;
     auto get = [&](auto &fn, const char *symbol) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
