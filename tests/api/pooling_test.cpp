@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "common/buffer.hpp"
@@ -203,6 +205,49 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
   }
 }
 
+// One max-backward case on every engine: x (distinct values) and y from the
+// reference forward, dy random, dx poisoned or blended; `strides` gives
+// x's, dy's and dx's strides (y is packed in `y_layout`).
+void check_max_backward(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const PoolingParams &p,
+                        const std::vector<int64_t> &xdims, Layout y_layout,
+                        const std::function<std::vector<int64_t>(const std::vector<int64_t> &)> &strides,
+                        const std::string &what) {
+  const std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
+  HostTensor x = make_tensor(dt, xdims, strides(xdims));
+  fill_distinct(x, rng);
+  HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, y_layout));
+  {
+    const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
+    std::vector<double> v;
+    for (const Expect &e : fy) v.push_back(e.value);
+    y.set_values(v);
+  }
+  HostTensor dy = make_tensor(dt, ydims, strides(ydims));
+  fill_random(dy, rng, -2, 2);
+  HostTensor dx0 = make_tensor(dt, xdims, strides(xdims));
+  const bool blend = rng.coin(0.4);
+  const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
+  if (blend) fill_random(dx0, rng, -2, 2);
+  else poison(dx0);
+  const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
+  PoolDesc pd(p);
+  TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
+  const Scaling a(alpha), b(beta);
+  for (size_t e = 0; e < hs.all.size(); ++e) {
+    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
+    ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
+                                   b.for_type(dt), dxd, dxb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    HostTensor dx = dx0;
+    download(dxb, dx);
+    EXPECT_TRUE(matches(dx, want)) << what << " engine " << e << " type " << type_name(dt) << " window "
+                                   << p.window[0] << " stride " << p.stride[0] << " pad " << p.padding[0] << " dims "
+                                   << xdims[1] << "x" << xdims[2] << "x" << xdims[3];
+    EXPECT_TRUE(gaps_untouched(dx, dx0));
+  }
+}
+
 // Max backward, square 2x2 / 3x3 windows of stride 2, channels not innermost
 // (NCHW or random strides), planes larger than the CUDA engine's tiles of
 // 64 x 16 inputs: its plane-tiled kernel, tile edges and paddings.
@@ -221,39 +266,11 @@ TEST(PoolingBackward, MaxStride2NchwTiles) {
     p.padding = {pad, pad};
     p.stride = {2, 2};
     const std::vector<int64_t> xdims = {rng.integer(1, 2), rng.integer(1, 3), rng.integer(5, 40), rng.integer(20, 150)};
-    std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
-    HostTensor x = make_tensor(dt, xdims, rng.coin(0.7) ? packed_strides(xdims, Layout::nchw) : random_strides(rng, xdims));
-    fill_distinct(x, rng);
-    HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, Layout::nchw));
-    {
-      const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
-      std::vector<double> v;
-      for (const Expect &e : fy) v.push_back(e.value);
-      y.set_values(v);
-    }
-    HostTensor dy = make_tensor(dt, ydims, rng.coin(0.7) ? packed_strides(ydims, Layout::nchw) : random_strides(rng, ydims));
-    fill_random(dy, rng, -2, 2);
-    HostTensor dx0 = make_tensor(dt, xdims, rng.coin(0.7) ? packed_strides(xdims, Layout::nchw) : random_strides(rng, xdims));
-    const bool blend = rng.coin(0.4);
-    const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
-    if (blend) fill_random(dx0, rng, -2, 2);
-    else poison(dx0);
-    const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
-    PoolDesc pd(p);
-    TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-    const Scaling a(alpha), b(beta);
-    for (size_t e = 0; e < hs.all.size(); ++e) {
-      Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
-      ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
-                                     b.for_type(dt), dxd, dxb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << last_error();
-      HostTensor dx = dx0;
-      download(dxb, dx);
-      EXPECT_TRUE(matches(dx, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
-                                     << " pad " << pad << " dims " << xdims[2] << "x" << xdims[3];
-      EXPECT_TRUE(gaps_untouched(dx, dx0));
-    }
+    check_max_backward(hs, rng, dt, p, xdims, Layout::nchw,
+                       [&](const std::vector<int64_t> &d) {
+                         return rng.coin(0.7) ? packed_strides(d, Layout::nchw) : random_strides(rng, d);
+                       },
+                       "case " + std::to_string(k));
   }
 }
 
@@ -279,39 +296,9 @@ TEST(PoolingBackward, MaxNhwcTiles) {
     p.stride = {st, st};
     const std::vector<int64_t> xdims = {rng.integer(1, 2), vec * 8 * rng.integer(1, 2), rng.integer(9, 36),
                                         rng.integer(9, 36)};
-    std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
-    HostTensor x = make_tensor(dt, xdims, packed_strides(xdims, Layout::nhwc));
-    fill_distinct(x, rng);
-    HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, Layout::nhwc));
-    {
-      const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
-      std::vector<double> v;
-      for (const Expect &e : fy) v.push_back(e.value);
-      y.set_values(v);
-    }
-    HostTensor dy = make_tensor(dt, ydims, packed_strides(ydims, Layout::nhwc));
-    fill_random(dy, rng, -2, 2);
-    HostTensor dx0 = make_tensor(dt, xdims, packed_strides(xdims, Layout::nhwc));
-    const bool blend = rng.coin(0.4);
-    const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
-    if (blend) fill_random(dx0, rng, -2, 2);
-    else poison(dx0);
-    const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
-    PoolDesc pd(p);
-    TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-    const Scaling a(alpha), b(beta);
-    for (size_t e = 0; e < hs.all.size(); ++e) {
-      Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
-      ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
-                                     b.for_type(dt), dxd, dxb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << last_error();
-      HostTensor dx = dx0;
-      download(dxb, dx);
-      EXPECT_TRUE(matches(dx, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
-                                     << " stride " << st << " pad " << pad << " dims " << xdims[1] << "x" << xdims[2]
-                                     << "x" << xdims[3];
-    }
+    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+                       [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
+                       "case " + std::to_string(k));
   }
 }
 
