@@ -12,22 +12,13 @@
 #include "cuda/convolution_index.cuh"
 #include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_tc_epilogue.cuh"
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
 namespace mma_detail {
 
 constexpr int BK = kConvMmaDepth;
-
-__device__ inline void cp_async16(uint32_t saddr, const void *gmem, bool valid) {
-  const int n = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(gmem), "r"(n));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ inline void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 template <bool TRANS>
 __device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t saddr) {

@@ -24,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "cuda/convolution_index.cuh"
+#include "cuda/cp_async.cuh"
 #include "cuda/convolution_tc_epilogue.cuh"
 #include "cuda/cuda_util.hpp"
 
@@ -35,17 +36,6 @@ using namespace nvcuda;
 constexpr int kThreads = 256;
 // Block tiles BM x BN (see conv_wmma_tile).
 constexpr int BK = 32, PAD = 8;
-
-__device__ inline void cp_async16(void *smem, const void *gmem, bool valid) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int n = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(n));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ inline void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // Shared-memory extents of one operand tile: runs along the reduction give
 // [rows][BK + PAD], runs along rows/cols give [BK][rows + PAD].
