@@ -88,7 +88,13 @@ struct NormArgs {
   float clip = 0;
   double epsilon = 0, factor = 1, unbias = 1;
   double alpha = 1, beta = 0, alpha_p = 1, beta_p = 0;
+  // Types of x and z (data_type), dy (grad_type), y, dx and dz (out_type):
+  // all one type, or mixed: each HALF (or each BFLOAT16) or FLOAT, as the
+  // frontends' graphs have them (virtual FLOAT intermediates around HALF /
+  // BFLOAT16 tensors). Mixed types run the generic kernels only.
   cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  cudnnDataType_t grad_type = CUDNN_DATA_FLOAT;
+  cudnnDataType_t out_type = CUDNN_DATA_FLOAT;
   bool compute_double = false;
   void *data[kNormData] = {};
   void *stat[kNormStats] = {};

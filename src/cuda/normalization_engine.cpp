@@ -37,6 +37,16 @@ bool is_data_type(cudnnDataType_t t) {
   return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
 }
 
+// The type of the outputs (y forward, dx backward; dz with dx) and of dy
+// (x's in forward).
+cudnnDataType_t output_type(const graph::Graph &g, const graph::NormalizationOp &op) {
+  const graph::Uid o = op.backward ? op.dx : op.y;
+  return o != graph::kNoTensor ? g.tensor(o).dtype : g.tensor(op.x).dtype;
+}
+cudnnDataType_t grad_type(const graph::Graph &g, const graph::NormalizationOp &op) {
+  return op.backward && op.dy != graph::kNoTensor ? g.tensor(op.dy).dtype : g.tensor(op.x).dtype;
+}
+
 Support check_graph(const graph::Graph &g) {
   if (Support s = check_single_normalization(g); !s) return s;
   const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
@@ -44,9 +54,26 @@ Support check_graph(const graph::Graph &g) {
   if (x.rank() > kNormMaxDims) return Support::no(cat("rank ", x.rank(), " is above ", kNormMaxDims));
   if (!is_data_type(x.dtype)) return Support::no("x's data type has no CUDA kernels");
   const Uids u = uids_of(op);
-  for (int j = 0; j < kNormData; ++j)
-    if (u.data[j] != graph::kNoTensor && j != kNMask && g.tensor(u.data[j]).dtype != x.dtype)
-      return Support::no("data tensors differ in type");
+  // x and z in one type, dy in one, y, dx and dz in one: all the same, or
+  // mixed, each HALF (or each BFLOAT16) or FLOAT.
+  const cudnnDataType_t ot = output_type(g, op), gt = grad_type(g, op);
+  for (int j = 0; j < kNormData; ++j) {
+    if (u.data[j] == graph::kNoTensor || j == kNMask) continue;
+    const cudnnDataType_t want = j == kNY || j == kNDX || j == kNDZ ? ot : j == kNDY ? gt : x.dtype;
+    if (g.tensor(u.data[j]).dtype != want)
+      return Support::no(j == kNZ ? "z's type is not x's" : "y, dx and dz differ in type");
+  }
+  if (ot != x.dtype || gt != x.dtype) {
+    cudnnDataType_t low = CUDNN_DATA_FLOAT;
+    for (cudnnDataType_t t : {x.dtype, gt, ot}) {
+      const bool ok = t == CUDNN_DATA_FLOAT || ((t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) &&
+                                                (low == CUDNN_DATA_FLOAT || low == t));
+      if (!ok)
+        return Support::no(cat("no kernels for x ", type_info(x.dtype).enum_name, ", dy ", type_info(gt).enum_name,
+                               ", y / dx ", type_info(ot).enum_name));
+      if (t != CUDNN_DATA_FLOAT) low = t;
+    }
+  }
   const cudnnDataType_t ct = x.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   if (normalization_computes_in_double(op) != (ct == CUDNN_DATA_DOUBLE)) return Support::no("compute type does not fit x");
   const std::vector<int64_t> st_dims = normalization_stats_dims(g, op);
@@ -66,6 +93,7 @@ Support check_graph(const graph::Graph &g) {
 // small blocks (about 16 per multiprocessor) so that the last wave is short,
 // each still a few 16-byte vectors per thread.
 void choose_fast_path(NormArgs &a, const Uids &u) {
+  if (a.out_type != a.data_type || a.grad_type != a.data_type) return;  // mixed types: the generic kernels
   const int64_t esize = a.data_type == CUDNN_DATA_DOUBLE ? 8 : a.data_type == CUDNN_DATA_FLOAT ? 4 : 2;
   const int v = static_cast<int>(16 / esize);
   if (a.kept_rank > 1 || a.red_rank < 1 || a.red_rank > 2) return;
@@ -232,6 +260,8 @@ NormArgs make_geometry(const graph::Graph &g) {
   a.var_given = op.variance != graph::kNoTensor;
   a.unbias = unbias_factor(shape.count);
   a.data_type = x.dtype;
+  a.out_type = output_type(g, op);
+  a.grad_type = grad_type(g, op);
   a.compute_double = normalization_computes_in_double(op);
 
   // Parts per set: about 8 blocks per multiprocessor in all, each part a few

@@ -187,7 +187,8 @@ __global__ void stats_partial(NormArgs a, Ws<C> ws) {
   }
 }
 
-template <class S, class C>
+// S: x's type, G: dy's type.
+template <class S, class G, class C>
 __global__ void grad_partial(NormArgs a, Ws<C> ws) {
   const Walk w = walk(a);
   C sg = 0, sgx = 0;
@@ -199,7 +200,7 @@ __global__ void grad_partial(NormArgs a, Ws<C> ws) {
     for (uint32_t r = w.r; r < w.end; r += w.step) {
       int64_t off[3];
       red_offsets(a, ops, r, off);
-      C g = ld<S, C>(a.data[kNDY], kdy + off[1]);
+      C g = ld<G, C>(a.data[kNDY], kdy + off[1]);
       if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[km + off[2]] == 0) g = C(0);
       sg += g;
       sgx += g * (ld<S, C>(a.data[kNX], kx + off[0]) - mean);
@@ -374,7 +375,9 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) grad_finalize(NormArg
   ws.cc[k] = -A * dbias / m - B * mean;
 }
 
-template <class S, class C>
+// S: x's and z's type, O: y's (the same but for the mixed-type problems:
+// NormArgs::out_type).
+template <class S, class O, class C>
 __global__ void forward_apply(NormArgs a, Ws<C> ws) {
   const Walk w = walk(a);
   if (!w.active) return;
@@ -388,13 +391,14 @@ __global__ void forward_apply(NormArgs a, Ws<C> ws) {
     C v = ca * ld<S, C>(a.data[kNX], kx + off[0]) + cb;
     if (a.has_z) v += ld<S, C>(a.data[kNZ], kz + off[2]);
     C out = alpha * norm::activate(v, a.relu, clip);
-    if (beta != C(0)) out += beta * ld<S, C>(a.data[kNY], ky + off[1]);
-    st<S, C>(a.data[kNY], ky + off[1], out);
+    if (beta != C(0)) out += beta * ld<O, C>(a.data[kNY], ky + off[1]);
+    st<O, C>(a.data[kNY], ky + off[1], out);
     if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[km + off[3]] = norm::passes(v, a.relu, clip) ? 1 : 0;
   }
 }
 
-template <class S, class C>
+// S: x's type, G: dy's, O: dx's and dz's.
+template <class S, class G, class O, class C>
 __global__ void backward_apply(NormArgs a, Ws<C> ws) {
   const Walk w = walk(a);
   if (!w.active) return;
@@ -406,17 +410,17 @@ __global__ void backward_apply(NormArgs a, Ws<C> ws) {
   for (uint32_t r = w.r; r < w.end; r += w.step) {
     int64_t off[3], off2[2];
     red_offsets(a, ops1, r, off);
-    C g = ld<S, C>(a.data[kNDY], kdy + off[1]);
+    C g = ld<G, C>(a.data[kNDY], kdy + off[1]);
     if (a.has_mask) {
       red_offsets(a, ops2, r, off2);
       if (static_cast<const uint8_t *>(a.data[kNMask])[km + off2[1]] == 0) g = C(0);
     }
     C out = alpha * (A * g + B * ld<S, C>(a.data[kNX], kx + off[0]) + Cc);
-    if (beta != C(0)) out += beta * ld<S, C>(a.data[kNDX], kdx + off[2]);
-    st<S, C>(a.data[kNDX], kdx + off[2], out);
+    if (beta != C(0)) out += beta * ld<O, C>(a.data[kNDX], kdx + off[2]);
+    st<O, C>(a.data[kNDX], kdx + off[2], out);
     if (a.has_dz) {
       if (!a.has_mask) red_offsets(a, ops2, r, off2);
-      st<S, C>(a.data[kNDZ], kdz + off2[0], g);
+      st<O, C>(a.data[kNDZ], kdz + off2[0], g);
     }
   }
 }
@@ -1216,31 +1220,78 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
   return true;
 }
 
-template <class S, class C>
-void run(const NormArgs &a, void *workspace, cudaStream_t s) {
-  const Ws<C> ws = carve<C>(a, workspace);
-  if (run_fast<S, C>(a, ws, static_cast<char *>(workspace) + base_workspace_bytes(a), s)) return;
+// The generic kernels: forward (x, z: S; y: O) and backward (x: S; dy: G;
+// dx, dz: O).
+template <class S, class O, class C>
+void run_forward(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
   const dim3 block(kBX, kBY);
   const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
   const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
-  const bool need_stats = !a.stats_given;
-  if (need_stats) {
+  if (!a.stats_given) {
     stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
     check_launch("normalization stats_partial");
   }
   forward_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization forward_finalize");
-  if (!a.backward) {
-    forward_apply<S, C><<<grid, block, 0, s>>>(a, ws);
-    check_launch("normalization forward_apply");
-    return;
+  forward_apply<S, O, C><<<grid, block, 0, s>>>(a, ws);
+  check_launch("normalization forward_apply");
+}
+
+template <class S, class G, class O, class C>
+void run_backward(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
+  const dim3 block(kBX, kBY);
+  const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
+  const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
+  if (!a.stats_given) {
+    stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
+    check_launch("normalization stats_partial");
   }
-  grad_partial<S, C><<<grid, block, 0, s>>>(a, ws);
+  forward_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
+  check_launch("normalization forward_finalize");
+  grad_partial<S, G, C><<<grid, block, 0, s>>>(a, ws);
   check_launch("normalization grad_partial");
   grad_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization grad_finalize");
-  backward_apply<S, C><<<grid, block, 0, s>>>(a, ws);
+  backward_apply<S, G, O, C><<<grid, block, 0, s>>>(a, ws);
   check_launch("normalization backward_apply");
+}
+
+// Every data operand of type S: the vectorised forms when they apply.
+template <class S, class C>
+void run(const NormArgs &a, void *workspace, cudaStream_t s) {
+  const Ws<C> ws = carve<C>(a, workspace);
+  if (run_fast<S, C>(a, ws, static_cast<char *>(workspace) + base_workspace_bytes(a), s)) return;
+  if (a.backward) run_backward<S, S, S, C>(a, ws, s);
+  else run_forward<S, S, C>(a, ws, s);
+}
+
+// Mixed types (the forms check_graph in normalization_engine.cpp accepts):
+// each of x (and z), dy, and y (dx, dz) is L (HALF or BFLOAT16) or FLOAT;
+// the generic kernels only.
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+template <class L, class F>
+void pick_type(cudnnDataType_t t, F &&f) {
+  if (t == CUDNN_DATA_FLOAT) f(TypeTag<float>{});
+  else f(TypeTag<L>{});
+}
+
+template <class L>
+void run_mixed(const NormArgs &a, void *workspace, cudaStream_t s) {
+  const Ws<float> ws = carve<float>(a, workspace);
+  pick_type<L>(a.data_type, [&](auto x) {
+    using S = typename decltype(x)::type;
+    pick_type<L>(a.out_type, [&](auto o) {
+      using O = typename decltype(o)::type;
+      if (!a.backward) {
+        run_forward<S, O, float>(a, ws, s);
+        return;
+      }
+      pick_type<L>(a.grad_type, [&](auto g) { run_backward<S, typename decltype(g)::type, O, float>(a, ws, s); });
+    });
+  });
 }
 
 template <class S, class C>
@@ -1277,6 +1328,12 @@ size_t normalization_workspace_bytes(const NormArgs &a) {
 void launch_normalization(const NormArgs &a, void *workspace, void *stream) {
   cudaStream_t s = as_stream(stream);
   workspace = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(workspace) + 255) & ~uintptr_t{255});
+  if (a.out_type != a.data_type || a.grad_type != a.data_type) {
+    const auto low = [&](cudnnDataType_t t) { return a.data_type == t || a.out_type == t || a.grad_type == t; };
+    if (low(CUDNN_DATA_HALF)) run_mixed<half_bits>(a, workspace, s);
+    else run_mixed<bf16_bits>(a, workspace, s);
+    return;
+  }
   switch (a.data_type) {
     case CUDNN_DATA_FLOAT: run<float, float>(a, workspace, s); break;
     case CUDNN_DATA_DOUBLE: run<double, double>(a, workspace, s); break;

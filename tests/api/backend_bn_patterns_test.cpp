@@ -174,6 +174,64 @@ TEST(BackendBnPatterns, DBNApply) {
   }
 }
 
+// Single batch-norm operations with mixed data types, the form of the
+// frontends' graphs (virtual FLOAT intermediates next to HALF / BFLOAT16
+// tensors): forward training and inference with x HALF / BFLOAT16 and y
+// FLOAT (and the reverse), backward with dy FLOAT and x, dx HALF / BFLOAT16
+// (and other mixes), NHWC and NCHW. Outputs NaN-poisoned (run_pattern). On a
+// GPU handle the first engine must be cuda.normalization itself; on a CPU
+// handle the reference engine must be among those offered.
+void check_mixed(const BnPatternConfig &c, uint64_t seed) {
+  SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
+  Rng rng(seed);
+  PatternGraph pg = build_bn_pattern(c, rng);
+  const std::vector<std::string> names = run_pattern(pg);
+  ASSERT_FALSE(names.empty()) << last_error();
+  if (gpu_mode())
+    EXPECT_EQ(names.front(), "cuda.normalization");
+  else
+    EXPECT_TRUE(contains(names, "cpu.reference.normalization"));
+}
+
+TEST(BackendBnPatterns, BatchNormMixedTypes) {
+  Rng rng(test_seed(511));
+  constexpr cudnnDataType_t F = CUDNN_DATA_FLOAT, K = BnPatternConfig::kIoType;
+  int i = 0;
+  for (cudnnDataType_t low : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16})
+    for (bool nhwc : {true, false}) {
+      // {pattern, training, x, dy, y / dx}
+      struct Case {
+        BnPattern p;
+        bool training;
+        cudnnDataType_t x, dy, out;
+      };
+      const Case cases[] = {{BnPattern::bn_add_relu, true, low, K, F},
+                            {BnPattern::bn_add_relu, false, low, K, F},
+                            {BnPattern::bn_add_relu, (i / 6) % 2 == 0, F, K, low},
+                            {BnPattern::drelu_fork_dbn, true, low, F, low},
+                            {BnPattern::drelu_fork_dbn, true, low, low, F},
+                            {BnPattern::drelu_fork_dbn, true, F, F, low}};
+      for (const Case &k : cases) {
+        BnPatternConfig c;
+        c.pattern = k.p;
+        c.add_z = c.relu = c.mask = c.drelu = false;
+        c.running = k.training && i % 3 != 2;
+        c.training = k.training;
+        c.nhwc = nhwc;
+        c.io_type = k.x;
+        c.grad_type = k.dy;
+        c.out_type = k.out;
+        c.dims = pattern_dims(rng, i % 4 == 3);
+        c.dims[2] += 1;  // at least two elements per channel
+        // Some larger problems (forward training and inference, backward):
+        // several parts per channel on a GPU.
+        if (i % 5 == 1) c.dims = {4, 16, 24, 24};
+        ++i;
+        check_mixed(c, rng.next());
+      }
+    }
+}
+
 // NCHW data: the fused engine refuses (its rows are NHWC positions), so the
 // graphs run op by op.
 TEST(BackendBnPatterns, NchwPatternsRunOpByOp) {

@@ -182,12 +182,21 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
   const int rank = static_cast<int>(dims.size());
   const int64_t C = dims[1], M = element_count(dims) / C;
   const double eps = 1e-3, factor = 0.3;
+  const cudnnDataType_t yt = c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type;
+  const bool infer = !c.training, running = c.running && !infer;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kScale, "scale", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 1.5);
   b.real(kBias, "bias", CUDNN_DATA_FLOAT, pc, ps, false, -1, 1);
-  b.real(kMean, "mean", CUDNN_DATA_FLOAT, pc, ps, true);
-  b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, pc, ps, true);
-  if (c.running) {
+  b.real(kMean, "mean", CUDNN_DATA_FLOAT, pc, ps, !infer);
+  b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, pc, ps, !infer);
+  if (infer) {  // x's statistics (rounded to float) as the inputs
+    std::vector<double> mu, var;
+    channel_stats(b.find(kX).data.values(), dims, mu, var);
+    for (int64_t k = 0; k < C; ++k) var[k] = 1 / std::sqrt(var[k] + eps);
+    b.find(kMean).data.set_values(mu);
+    b.find(kInv).data.set_values(var);
+  }
+  if (running) {
     b.real(kRmIn, "running_mean_in", CUDNN_DATA_FLOAT, pc, ps, false);
     b.real(kRvIn, "running_var_in", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 2);
     b.real(kRmOut, "running_mean_out", CUDNN_DATA_FLOAT, pc, ps, true);
@@ -202,7 +211,7 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
   if (any_after)
     b.virt(kV0, CUDNN_DATA_FLOAT, dims, xs);
   else
-    b.real(kY, "y", c.io_type, dims, xs, true);
+    b.real(kY, "y", yt, dims, xs, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR,
        {{CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, kX},
         {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, cur},
@@ -211,15 +220,16 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
         {CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, kMean},
         {CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, kInv},
         {CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, kEps},
-        {CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, c.running ? kFactor : 0},
-        {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, c.running ? kRmIn : 0},
-        {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, c.running ? kRvIn : 0},
-        {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, c.running ? kRmOut : 0},
-        {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, c.running ? kRvOut : 0}},
-       [](Desc &o) {
+        {CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, running ? kFactor : 0},
+        {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, running ? kRmIn : 0},
+        {CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, running ? kRvIn : 0},
+        {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, running ? kRmOut : 0},
+        {CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, running ? kRvOut : 0}},
+       [infer](Desc &o) {
          EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, CUDNN_BATCH_NORM),
                    CUDNN_STATUS_SUCCESS);
-         EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, CUDNN_NORM_FWD_TRAINING),
+         EXPECT_EQ(o.set1(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE,
+                          infer ? CUDNN_NORM_FWD_INFERENCE : CUDNN_NORM_FWD_TRAINING),
                    CUDNN_STATUS_SUCCESS);
        });
   if (c.add_z) {
@@ -227,12 +237,12 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
     if (c.relu)
       b.virt(next, CUDNN_DATA_FLOAT, dims, xs);
     else
-      b.real(kY, "y", c.io_type, dims, xs, true);
+      b.real(kY, "y", yt, dims, xs, true);
     b.pointwise(CUDNN_POINTWISE_ADD, cur, kZ, next);
     cur = next;
   }
   if (c.relu) {
-    b.real(kY, "y", c.io_type, dims, xs, true);
+    b.real(kY, "y", yt, dims, xs, true);
     b.pointwise(CUDNN_POINTWISE_RELU_FWD, cur, 0, kY);
   }
   if (c.mask) {
@@ -250,11 +260,16 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
   channel_stats(xv, dims, mu, var);
   std::vector<double> istd(C), tol_c(C, 0.0);
   for (int64_t k = 0; k < C; ++k) istd[k] = 1 / std::sqrt(var[k] + eps);
-  set_want(b.find(kMean), mu, std::vector<double>(C, 1e-6));
-  std::vector<double> itol(C);
-  for (int64_t k = 0; k < C; ++k) itol[k] = 1e-4 * istd[k];
-  set_want(b.find(kInv), istd, itol);
-  if (c.running) {
+  if (infer) {  // the inputs as given
+    mu = b.find(kMean).data.values();
+    istd = b.find(kInv).data.values();
+  } else {
+    set_want(b.find(kMean), mu, std::vector<double>(C, 1e-6));
+    std::vector<double> itol(C);
+    for (int64_t k = 0; k < C; ++k) itol[k] = 1e-4 * istd[k];
+    set_want(b.find(kInv), istd, itol);
+  }
+  if (running) {
     const auto rm = b.find(kRmIn).data.values(), rv = b.find(kRvIn).data.values();
     std::vector<double> rmo(C), rvo(C), t1(C), t2(C);
     for (int64_t k = 0; k < C; ++k) {
@@ -323,8 +338,9 @@ void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
   const auto xs = c.nhwc ? channels_last(dims) : packed(dims), pc = per_channel(dims), ps = packed(pc);
   const int64_t C = dims[1];
+  const cudnnDataType_t dx_type = c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type;
   b.real(kX, "x", c.io_type, dims, xs, false);
-  b.real(kDy, "dy", c.io_type, dims, xs, false);
+  b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, xs, false);
   b.real(kScale, "scale", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 1.5);
   // Saved statistics: those of x, rounded to float.
   PatternTensor &mt = b.real(kMean, "mean", CUDNN_DATA_FLOAT, pc, ps, false);
@@ -343,7 +359,7 @@ void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
       b.virt(kDz, CUDNN_DATA_FLOAT, dims, xs);
     b.pointwise(CUDNN_POINTWISE_RELU_BWD, kMask, kDy, kDz);
   }
-  b.real(kDx, "dx", c.io_type, dims, xs, true);
+  b.real(kDx, "dx", dx_type, dims, xs, true);
   b.real(kDscale, "dscale", CUDNN_DATA_FLOAT, pc, ps, true);
   b.real(kDbias, "dbias", CUDNN_DATA_FLOAT, pc, ps, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
@@ -775,6 +791,9 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
 std::string BnPatternConfig::name() const {
   std::ostringstream os;
   os << pattern_text(pattern) << ' ' << type_name(io_type) << ' ';
+  if (grad_type != kIoType) os << "dy " << type_name(grad_type) << ' ';
+  if (out_type != kIoType) os << "out " << type_name(out_type) << ' ';
+  if (pattern == BnPattern::bn_add_relu && !training) os << "infer ";
   for (size_t i = 0; i < dims.size(); ++i) os << (i ? "x" : "") << dims[i];
   switch (pattern) {
     case BnPattern::bn_add_relu:

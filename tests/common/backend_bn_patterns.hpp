@@ -49,6 +49,12 @@ struct BnPatternConfig {
   // problems before their data is final).
   bool reference = true;
   bool nhwc = true;  // data layout NHWC (NCHW otherwise; not for the dgrad pattern)
+  // BnAddRelu / DReluForkDBn: the type of the real y / dx and of the real dy
+  // (kIoType: io_type), for mixed-type single operations. BnAddRelu with
+  // `training` false is inference (mean and inv_variance inputs, no running
+  // statistics).
+  static constexpr cudnnDataType_t kIoType = static_cast<cudnnDataType_t>(-1);
+  cudnnDataType_t out_type = kIoType, grad_type = kIoType;
   std::string name() const;
 };
 
