@@ -3,8 +3,7 @@
 // cuDNN 9 finalizes the node whatever is set (probed on the host), so this
 // finalize checks nothing beyond the tensor descriptors being finalized;
 // the engines refuse a signal without flag or x, or with a flag that is not
-// one INT64, and only the CPU has a signal engine (on a GPU handle the
-// heuristics return no engine: NOT_SUPPORTED).
+// one INT64 (core/signal_support; engines cpu.signal and cuda.signal).
 #include "backend/operation.hpp"
 #include "core/error.hpp"
 

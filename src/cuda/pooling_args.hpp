@@ -1,5 +1,5 @@
 // Arguments of the CUDA pooling kernels (cuda.pooling): the problem
-// normalised to N, C, D, H, W (2-d problems have D = 1).
+// normalised to N, C, D, H, W (2-d problems have D = 1, 1-d ones D = H = 1).
 #pragma once
 
 #include <cudnn_graph.h>

@@ -1,8 +1,10 @@
-// cuda.pooling: the CUDA engine for pooling-style ResampleOps (2 or 3 spatial
-// dimensions, any strides, FLOAT/DOUBLE/HALF/BFLOAT16/INT8). Same semantics
+// cuda.pooling: the CUDA engine for pooling-style ResampleOps (1, 2 or 3
+// spatial dimensions, any strides, FLOAT/DOUBLE/HALF/BFLOAT16/INT8). Same semantics
 // as the CPU engines (core/resample_support): windows, divisors, NaN rules,
 // the first maximum on ties. Channels-innermost layouts whose channel count
-// and strides allow it move 16 bytes of channels per thread.
+// and strides allow it move 16 bytes of channels per thread. A 1-d problem
+// [N, C, W] runs as the 2-d one with H = 1 (window 1, stride 1, no padding
+// in H: PoolingArgs' defaults), so every kernel path serves it unchanged.
 #include <algorithm>
 #include <memory>
 #include <variant>
@@ -114,7 +116,7 @@ class CudaPoolingEngine final : public Engine {
     if (Support s = check_single_resample(g); !s) return s;
     const ResampleOperands r = resample_operands(g);
     const int sp = r.op->spatial_dims();
-    if (sp < 2 || sp > 3) return Support::no("cuda.pooling runs 2 or 3 spatial dimensions");
+    if (sp < 1 || sp > 3) return Support::no("cuda.pooling runs 1, 2 or 3 spatial dimensions");
     if (r.in->rank() != 2 + sp) return Support::no("cuda.pooling needs N, C and the spatial dimensions only");
     if (!kernel_type(r.in->dtype))
       return Support::no(cat("data type ", type_info(r.in->dtype).enum_name, " has no CUDA pooling kernel"));

@@ -23,10 +23,27 @@ class BackendResample : public BackendGraphTest {};
 
 
 // 2-D pooling geometry shared by the descriptor and the float64 reference.
+// A 1-D problem (spatial = 1: x is [N, C, W]) is the 2-D one with h = 1 and
+// window 1, stride 1, no padding in H (one_d() sets that).
 struct Pool {
   cudnnResampleMode_t mode;
   int64_t n = 2, c = 3, h = 7, w = 6;
   int64_t win[2] = {3, 2}, stride[2] = {2, 2}, pre[2] = {1, 0}, post[2] = {1, 1};
+  int spatial = 2;
+  Pool &one_d(int64_t width, int64_t window, int64_t step, int64_t pad_pre, int64_t pad_post) {
+    spatial = 1;
+    h = 1;
+    w = width;
+    win[0] = 1, stride[0] = 1, pre[0] = 0, post[0] = 0;
+    win[1] = window, stride[1] = step, pre[1] = pad_pre, post[1] = pad_post;
+    return *this;
+  }
+  std::vector<int64_t> in_dims() const {
+    return spatial == 1 ? std::vector<int64_t>{n, c, w} : std::vector<int64_t>{n, c, h, w};
+  }
+  std::vector<int64_t> out_dims() const {
+    return spatial == 1 ? std::vector<int64_t>{n, c, ow()} : std::vector<int64_t>{n, c, oh(), ow()};
+  }
   int64_t oh() const { return (h + pre[0] + post[0] - win[0]) / stride[0] + 1; }
   int64_t ow() const { return (w + pre[1] + post[1] - win[1]) / stride[1] + 1; }
   size_t in_size() const { return static_cast<size_t>(n * c * h * w); }
@@ -97,16 +114,17 @@ std::unique_ptr<Desc> resample_desc(const Pool &p) {
   EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_NAN_PROPAGATION, CUDNN_TYPE_NAN_PROPOGATION, CUDNN_PROPAGATE_NAN),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_PADDING_MODE, CUDNN_TYPE_PADDING_MODE, pad), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{2}), CUDNN_STATUS_SUCCESS);
-  // The window as fractions, the rest as INT64: both forms are accepted.
-  const std::vector<cudnnFraction_t> win{{p.win[0], 1}, {p.win[1], 1}};
+  EXPECT_EQ(r->set1(CUDNN_ATTR_RESAMPLE_SPATIAL_DIMS, CUDNN_TYPE_INT64, int64_t{p.spatial}), CUDNN_STATUS_SUCCESS);
+  // The window as fractions, the rest as INT64: both forms are accepted. A
+  // 1-D descriptor has the W entries only.
+  const size_t first = p.spatial == 1 ? 1 : 0;
+  const auto pick = [&](const int64_t (&v)[2]) { return std::vector<int64_t>(v + first, v + 2); };
+  std::vector<cudnnFraction_t> win;
+  for (int64_t k : pick(p.win)) win.push_back({k, 1});
   EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_WINDOW_DIMS, CUDNN_TYPE_FRACTION, win), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_INT64, std::vector<int64_t>{p.stride[0], p.stride[1]}),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_INT64, std::vector<int64_t>{p.pre[0], p.pre[1]}),
-            CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_INT64, std::vector<int64_t>{p.post[0], p.post[1]}),
-            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_STRIDES, CUDNN_TYPE_INT64, pick(p.stride)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_PRE_PADDINGS, CUDNN_TYPE_INT64, pick(p.pre)), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(r->set(CUDNN_ATTR_RESAMPLE_POST_PADDINGS, CUDNN_TYPE_INT64, pick(p.post)), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(r->finalize(), CUDNN_STATUS_SUCCESS);
   return r;
 }
@@ -160,6 +178,98 @@ TEST_F(BackendResample, PoolingBackward) {
     const auto want = p.backward(hx, hdy);
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-5) << i;
   }
+}
+
+// [N, C, W] data between the logical (NCW, packed) order of the float64
+// reference and a channels-innermost (NWC) buffer.
+std::vector<float> ncw_to_nwc(const std::vector<float> &v, int64_t n, int64_t c, int64_t w) {
+  std::vector<float> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t j = 0; j < w; ++j) out[(i * w + j) * c + k] = v[(i * c + k) * w + j];
+  return out;
+}
+
+std::vector<float> nwc_to_ncw(const std::vector<float> &v, int64_t n, int64_t c, int64_t w) {
+  std::vector<float> out(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t j = 0; j < w; ++j) out[(i * c + k) * w + j] = v[(i * w + j) * c + k];
+  return out;
+}
+
+// 1-D pooling (x [N, C, W], NCW and NWC layouts), every mode, forward and
+// backward, through graph -> heuristics -> plan: on a GPU handle
+// cuda.pooling runs it as the 2-D case with H = 1 (NWC with 8 channels takes
+// its channel-vector path).
+TEST_F(BackendResample, PoolingOneDimension) {
+  Rng rng(34);
+  struct Shape {
+    int64_t w, win, stride, pre, post;
+  };
+  const Shape shapes[] = {{11, 3, 2, 1, 1}, {16, 2, 2, 0, 0}, {9, 4, 1, 2, 1}};
+  for (const bool nwc : {false, true})
+    for (cudnnResampleMode_t mode : kPoolModes)
+      for (const Shape &sh : shapes) {
+        SCOPED_TRACE(testing::Message() << (nwc ? "NWC" : "NCW") << " mode " << static_cast<int>(mode) << " w "
+                                        << sh.w << " win " << sh.win << " stride " << sh.stride);
+        Pool p{mode};
+        p.one_d(sh.w, sh.win, sh.stride, sh.pre, sh.post);
+        if (nwc) p.c = 8;
+        const int64_t ow = p.ow();
+        const auto strides = [&](int64_t width) {
+          return nwc ? std::vector<int64_t>{width * p.c, 1, p.c} : std::vector<int64_t>{p.c * width, width, 1};
+        };
+        const auto to_buf = [&](const std::vector<float> &v, int64_t width) {
+          return upload(nwc ? ncw_to_nwc(v, p.n, p.c, width) : v);
+        };
+        const auto from_buf = [&](const Buffer &b, int64_t width) {
+          const auto v = download(b, static_cast<size_t>(p.n * p.c * width));
+          return nwc ? nwc_to_ncw(v, p.n, p.c, width) : v;
+        };
+        auto r = resample_desc(p);
+        auto x = tensor_desc(1, CUDNN_DATA_FLOAT, p.in_dims(), strides(p.w));
+        auto y = tensor_desc(2, CUDNN_DATA_FLOAT, p.out_dims(), strides(ow));
+        Desc fwd(CUDNN_BACKEND_OPERATION_RESAMPLE_FWD_DESCRIPTOR);
+        ASSERT_EQ(fwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(fwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(fwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_FWD_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, y->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(fwd.finalize(), CUDNN_STATUS_SUCCESS);
+        auto fplan = make_plan({&fwd});
+        ASSERT_TRUE(fplan);
+        if (gpu_mode()) EXPECT_EQ(plan_engine_name(*fplan), "cuda.pooling");
+        const auto hx = random_floats(rng, p.in_size());
+        Buffer bx = to_buf(hx, p.w), by = upload(std::vector<float>(p.out_size(), NAN));
+        ASSERT_EQ(execute(*fplan, {1, 2}, {bx.get(), by.get()}), CUDNN_STATUS_SUCCESS);
+        const auto out = from_buf(by, ow);
+        const auto want = p.forward(hx);
+        for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-5) << i;
+
+        auto tdx = tensor_desc(3, CUDNN_DATA_FLOAT, p.in_dims(), strides(p.w));
+        auto tdy = tensor_desc(4, CUDNN_DATA_FLOAT, p.out_dims(), strides(ow));
+        Desc bwd(CUDNN_BACKEND_OPERATION_RESAMPLE_BWD_DESCRIPTOR);
+        ASSERT_EQ(bwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, r->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(bwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DXDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, tdx->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(bwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_DYDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, tdy->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(bwd.set1(CUDNN_ATTR_OPERATION_RESAMPLE_BWD_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, x->d),
+                  CUDNN_STATUS_SUCCESS);
+        ASSERT_EQ(bwd.finalize(), CUDNN_STATUS_SUCCESS);
+        auto bplan = make_plan({&bwd});
+        ASSERT_TRUE(bplan);
+        if (gpu_mode()) EXPECT_EQ(plan_engine_name(*bplan), "cuda.pooling");
+        const auto hdy = random_floats(rng, p.out_size());
+        Buffer bdy = to_buf(hdy, ow), bdx = upload(std::vector<float>(p.in_size(), NAN));
+        ASSERT_EQ(execute(*bplan, {3, 4, 1}, {bdx.get(), bdy.get(), bx.get()}), CUDNN_STATUS_SUCCESS);
+        const auto got = from_buf(bdx, p.w);
+        const auto grad = p.backward(hx, hdy);
+        for (size_t i = 0; i < grad.size(); ++i) EXPECT_NEAR(got[i], grad[i], 1e-5) << i;
+      }
 }
 
 // Max pooling whose result feeds a pointwise op through a virtual tensor:

@@ -1,6 +1,6 @@
-// The backend (graph) API's OPERATION_SIGNAL (set / wait on a host int64 flag
-// with a pass-through tensor; CPU only, no GPU engine), and the v9 KERNEL_CACHE
-// and DEVICEPROP descriptors (accepted, finalized, ignored by execution).
+// The backend (graph) API's OPERATION_SIGNAL (set / wait on an int64 flag in
+// the handle's memory with a pass-through tensor; cpu.signal / cuda.signal),
+// and the v9 KERNEL_CACHE and DEVICEPROP descriptors (accepted, finalized, ignored by execution).
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
@@ -27,32 +27,74 @@ std::unique_ptr<Desc> signal_op(cudnnSignalMode_t mode, int64_t value, Desc *fla
   return op;
 }
 
+int64_t read_flag(const Buffer &b) {
+  int64_t v = 0;
+  b.download(&v, sizeof v);
+  return v;
+}
+
+Buffer flag_buffer(int64_t v) {
+  Buffer b(sizeof v);
+  b.upload(&v, sizeof v);
+  return b;
+}
+
+const char *signal_engine() { return gpu_mode() ? "cuda.signal" : "cpu.signal"; }
+
+// SET then WAIT as two plans on the handle's stream: the flag and the
+// pass-through read back (device memory on a GPU handle).
 TEST_F(BackendSignalMisc, SignalSetAndWait) {
   const std::vector<int64_t> dims = {3, 5};
   auto flag = tensor_desc(1, CUDNN_DATA_INT64, {1}, {1});
   auto x = tensor_desc(2, CUDNN_DATA_FLOAT, dims, packed(dims)), y = tensor_desc(3, CUDNN_DATA_FLOAT, dims, packed(dims));
   auto set = signal_op(CUDNN_SIGNAL_SET, 42, flag.get(), x.get(), y.get());
-  if (gpu_mode()) {
-    // Signals need device-side flags: no GPU engine, the heuristics offer none.
-    EXPECT_EQ(engine_count(handle, {set.get()}), 0);
-    return;
-  }
+  auto set_plan = make_plan({set.get()});
+  ASSERT_TRUE(set_plan);
+  EXPECT_EQ(plan_engine_name(*set_plan), signal_engine());
   Rng rng(test_seed(91));
-  std::vector<float> xv = random_floats(rng, 15), yv(15, NAN);
-  int64_t f = 0;
-  ASSERT_EQ(run({set.get()}, {1, 2, 3}, {&f, xv.data(), yv.data()}), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(f, 42);
-  EXPECT_EQ(yv, xv);
+  const std::vector<float> xv = random_floats(rng, 15);
+  Buffer fb = flag_buffer(0), xb = upload(xv), yb = upload(std::vector<float>(15, NAN));
+  ASSERT_EQ(execute(*set_plan, {1, 2, 3}, {fb.get(), xb.get(), yb.get()}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(read_flag(fb), 42);
+  EXPECT_EQ(download(yb, 15), xv);
   // WAIT returns once the flag holds the value (here: already).
   auto wait = signal_op(CUDNN_SIGNAL_WAIT, 42, flag.get(), x.get(), y.get());
-  std::fill(yv.begin(), yv.end(), NAN);
-  ASSERT_EQ(run({wait.get()}, {1, 2, 3}, {&f, xv.data(), yv.data()}), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(f, 42);
-  EXPECT_EQ(yv, xv);
+  auto wait_plan = make_plan({wait.get()});
+  ASSERT_TRUE(wait_plan);
+  EXPECT_EQ(plan_engine_name(*wait_plan), signal_engine());
+  yb.upload(std::vector<float>(15, NAN).data(), 15 * sizeof(float));
+  ASSERT_EQ(execute(*wait_plan, {1, 2, 3}, {fb.get(), xb.get(), yb.get()}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(read_flag(fb), 42);
+  EXPECT_EQ(download(yb, 15), xv);
   // Without y the signal only touches the flag.
   auto bare = signal_op(CUDNN_SIGNAL_SET, -3, flag.get(), x.get(), nullptr);
-  ASSERT_EQ(run({bare.get()}, {1, 2}, {&f, xv.data()}), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(f, -3);
+  ASSERT_EQ(run({bare.get()}, {1, 2}, {fb.get(), xb.get()}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(read_flag(fb), -3);
+  // y = x: no copy, the flag only.
+  auto same = signal_op(CUDNN_SIGNAL_SET, 5, flag.get(), x.get(), x.get());
+  ASSERT_EQ(run({same.get()}, {1, 2}, {fb.get(), xb.get()}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(read_flag(fb), 5);
+  EXPECT_EQ(download(xb, 15), xv);
+}
+
+// SET and WAIT in one graph, ordered by the tensor between them (x -> t ->
+// y, t virtual): the op-by-op engine runs SET first, so WAIT finds the flag
+// set and the data passes through both.
+TEST_F(BackendSignalMisc, SignalSetThenWaitInOneGraph) {
+  const std::vector<int64_t> dims = {2, 3, 4};
+  auto flag = tensor_desc(1, CUDNN_DATA_INT64, {1}, {1});
+  auto x = tensor_desc(2, CUDNN_DATA_FLOAT, dims, packed(dims));
+  auto t = tensor_desc(4, CUDNN_DATA_FLOAT, dims, packed(dims), true);
+  auto y = tensor_desc(3, CUDNN_DATA_FLOAT, dims, packed(dims));
+  auto set = signal_op(CUDNN_SIGNAL_SET, 9, flag.get(), x.get(), t.get());
+  auto wait = signal_op(CUDNN_SIGNAL_WAIT, 9, flag.get(), t.get(), y.get());
+  Rng rng(test_seed(93));
+  const std::vector<float> xv = random_floats(rng, 24);
+  Buffer fb = flag_buffer(-1), xb = upload(xv), yb = upload(std::vector<float>(24, NAN));
+  // Operations in reverse order: the dataflow decides.
+  ASSERT_EQ(run({wait.get(), set.get()}, {1, 2, 3}, {fb.get(), xb.get(), yb.get()}), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(read_flag(fb), 9);
+  EXPECT_EQ(download(yb, 24), xv);
 }
 
 TEST_F(BackendSignalMisc, SignalRules) {
