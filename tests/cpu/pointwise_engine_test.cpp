@@ -187,6 +187,21 @@ TEST_F(CpuPointwiseEngine, LargeOpTensorStreamsWithPrefetch) {
   EXPECT_TRUE(matches(c, want));
 }
 
+// The same size through cudnnAddTensor with beta != 0 (a per-channel bias
+// added in place): the rows that prefetch y for writing.
+TEST_F(CpuPointwiseEngine, LargeAddTensorInPlacePrefetchesY) {
+  const std::vector<int64_t> dims = {1, 8, 512, 1031};
+  HostTensor bias = tensor(CUDNN_DATA_FLOAT, {1, 8, 1, 1}, Layout::nchw);
+  HostTensor c = tensor(CUDNN_DATA_FLOAT, dims, Layout::nchw);
+  const float alpha = 0.5f, beta = 1.25f;
+  const auto want = reference_scale_add(alpha, &bias, 0, beta, c, CUDNN_DATA_FLOAT);
+  TensorDesc bd(bias), cd(c);
+  Buffer bb = upload(bias), cb = upload(c);
+  EXPECT_EQ(cudnnAddTensor(h, &alpha, bd, bb.get(), &beta, cd, cb.get()), CUDNN_STATUS_SUCCESS);
+  download(cb, c);
+  EXPECT_TRUE(matches(c, want));
+}
+
 TEST_F(CpuPointwiseEngine, BetaZeroNeverReadsOutput) {
   // NaN everywhere in y, beta = 0: no NaN may survive, for every path.
   for (auto layout : {Layout::nchw, Layout::nhwc}) {
