@@ -281,6 +281,34 @@ std::vector<int64_t> channels_last_strides(Rng &rng, const std::vector<int64_t> 
   return s;
 }
 
+// One cross-channel forward case on every engine: x and y (or y = x in
+// place) laid out by `strides`, alpha / beta drawn, y poisoned when beta = 0.
+void check_forward_case(EngineHandles &hs, Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims,
+                        const LrnParams &p, StridesFn strides) {
+  const bool in_place = rng.coin(0.25);
+  const HostTensor x = tensor_with(rng, t, dims, strides(rng, dims), -3, 3);
+  const HostTensor y0 = in_place ? x : tensor_with(rng, t, dims, strides(rng, dims), -2, 2);
+  const AlphaBeta ab = in_place ? AlphaBeta{1, 0} : rng.pick(kAlphaBeta);
+  const Scaling alpha(ab.alpha), beta(ab.beta);
+  const auto want = reference_lrn_forward(p, x, nullptr, alpha.value(t), beta.value(t), y0, compute_of(t));
+  const LrnDesc nd(p);
+  const TensorDesc xd(x), yd(y0);
+  for (size_t h = 0; h < hs.all.size(); ++h) {
+    HostTensor y = y0;
+    if (ab.beta == 0 && !in_place) poison(y);
+    const HostTensor before = y;
+    Buffer yb = upload(y);
+    const Buffer xb = upload(x);
+    ASSERT_EQ(cudnnLRNCrossChannelForward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), xd,
+                                          in_place ? yb.get() : xb.get(), beta.for_type(t), yd, yb.get()),
+              CUDNN_STATUS_SUCCESS)
+        << describe(x, p, ab);
+    download(yb, y);
+    EXPECT_TRUE(matches(y, want)) << describe(x, p, ab) << (in_place ? " in place" : "") << " on " << engine_name(h);
+    if (!in_place) EXPECT_TRUE(gaps_untouched(y, before)) << describe(x, p, ab) << " on " << engine_name(h);
+  }
+}
+
 TEST(LrnCrossChannelForward, ChannelsLastRows) {
   EngineHandles hs;
   Rng rng(test_seed(304));
@@ -290,29 +318,7 @@ TEST(LrnCrossChannelForward, ChannelsLastRows) {
     std::vector<int64_t> dims = random_dims(rng, rank, 6, 400);
     dims[1] = rng.integer(32, 100);
     const LrnParams p = random_params(rng, false, rank);
-    const bool in_place = rng.coin(0.25);
-    const std::vector<int64_t> xs = channels_last_strides(rng, dims);
-    const HostTensor x = tensor_with(rng, t, dims, xs, -3, 3);
-    const HostTensor y0 = in_place ? x : tensor_with(rng, t, dims, channels_last_strides(rng, dims), -2, 2);
-    const AlphaBeta ab = in_place ? AlphaBeta{1, 0} : rng.pick(kAlphaBeta);
-    const Scaling alpha(ab.alpha), beta(ab.beta);
-    const auto want = reference_lrn_forward(p, x, nullptr, alpha.value(t), beta.value(t), y0, compute_of(t));
-    const LrnDesc nd(p);
-    const TensorDesc xd(x), yd(y0);
-    for (size_t h = 0; h < hs.all.size(); ++h) {
-      HostTensor y = y0;
-      if (ab.beta == 0 && !in_place) poison(y);
-      const HostTensor before = y;
-      Buffer yb = upload(y);
-      const Buffer xb = upload(x);
-      ASSERT_EQ(cudnnLRNCrossChannelForward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), xd,
-                                            in_place ? yb.get() : xb.get(), beta.for_type(t), yd, yb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << describe(x, p, ab);
-      download(yb, y);
-      EXPECT_TRUE(matches(y, want)) << describe(x, p, ab) << (in_place ? " in place" : "") << " on " << engine_name(h);
-      if (!in_place) EXPECT_TRUE(gaps_untouched(y, before)) << describe(x, p, ab) << " on " << engine_name(h);
-    }
+    check_forward_case(hs, rng, t, dims, p, channels_last_strides);
   }
 }
 
@@ -345,26 +351,7 @@ TEST(LrnCrossChannelForward, ChannelsLastVectorRows) {
     const std::vector<int64_t> &dims = shapes[it % shapes.size()];
     const cudnnDataType_t t = rng.pick(kTypes);
     const LrnParams p = random_params(rng, false, 4);
-    const bool in_place = rng.coin(0.25);
-    const HostTensor x = tensor_with(rng, t, dims, packed_strides(dims, Layout::nhwc), -3, 3);
-    const HostTensor y0 = in_place ? x : tensor_with(rng, t, dims, packed_strides(dims, Layout::nhwc), -2, 2);
-    const AlphaBeta ab = in_place ? AlphaBeta{1, 0} : rng.pick(kAlphaBeta);
-    const Scaling alpha(ab.alpha), beta(ab.beta);
-    const auto want = reference_lrn_forward(p, x, nullptr, alpha.value(t), beta.value(t), y0, compute_of(t));
-    const LrnDesc nd(p);
-    const TensorDesc xd(x), yd(y0);
-    for (size_t h = 0; h < hs.all.size(); ++h) {
-      HostTensor y = y0;
-      if (ab.beta == 0 && !in_place) poison(y);
-      Buffer yb = upload(y);
-      const Buffer xb = upload(x);
-      ASSERT_EQ(cudnnLRNCrossChannelForward(hs.all[h], nd, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(t), xd,
-                                            in_place ? yb.get() : xb.get(), beta.for_type(t), yd, yb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << describe(x, p, ab);
-      download(yb, y);
-      EXPECT_TRUE(matches(y, want)) << describe(x, p, ab) << (in_place ? " in place" : "") << " on " << engine_name(h);
-    }
+    check_forward_case(hs, rng, t, dims, p, packed_channels_last);
   }
 }
 
