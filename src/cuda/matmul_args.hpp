@@ -18,7 +18,10 @@ struct MatmulArgs {
   // HALF or BFLOAT16 (each its own) with c FLOAT, HALF or BFLOAT16,
   // computed in float; a and b FP8 (E4M3 or E5M2, each its own) with such a
   // c, also in float; all three DOUBLE, computed in double; a and b INT8
-  // with c INT32 or FLOAT, summed exactly in int32.
+  // with c INT32 or FLOAT, summed exactly in int32 (in double when k could
+  // overflow int32); any other mix of element types with run-time typed
+  // loads, in double when an operand is DOUBLE, INT32, UINT32 or INT64, else
+  // in float.
   int dtype_a = CUDNN_DATA_FLOAT, dtype_b = CUDNN_DATA_FLOAT, dtype_c = CUDNN_DATA_FLOAT;
   int64_t m = 0, n = 0, k = 0;
   int64_t a_rs = 0, a_cs = 0, b_rs = 0, b_cs = 0, c_rs = 0, c_cs = 0;

@@ -1,6 +1,8 @@
 // cuda.matmul: one MatmulOp on the GPU (kernel in matmul_kernels.cu): the
-// types of cuda/matmul_args.hpp (mixed half / bfloat16 / float operands,
-// FP8 operands, double, int8 -> int32), batch extents that broadcast by 1 or by a divisor.
+// types of cuda/matmul_args.hpp (typed kernels for half / bfloat16 / float
+// operands, FP8 operands, double, int8 -> int32; any other mix of element
+// types through run-time typed loads), batch extents that broadcast by 1 or
+// by a divisor.
 #include <memory>
 #include <variant>
 
@@ -60,12 +62,9 @@ class CudaMatmulEngine final : public Engine {
     const cudnnDataType_t ta = g.tensor(op.a).dtype, tb = g.tensor(op.b).dtype, t = g.tensor(op.c).dtype;
     if (!matmul_types_supported(ta, tb, t))
       return Support::no(cat("types a ", type_info(ta).name, ", b ", type_info(tb).name, ", c ", type_info(t).name,
-                             ": a and b FLOAT/HALF/BFLOAT16 (or both FP8) with c FLOAT/HALF/BFLOAT16, all DOUBLE, "
-                             "or INT8 a and b with INT32 or FLOAT c"));
+                             ": each must be a scalar element type (float, integer, FP8, FP4 or sub-byte integer)"));
     const graph::Tensor &c = g.tensor(op.c);
     if (c.rank() - 2 > kMatmulMaxBatchDims) return Support::no("too many batch dimensions");
-    if (ta == CUDNN_DATA_INT8 && g.tensor(op.a).dims[c.rank() - 1] > kMatmulMaxInt8K)
-      return Support::no(cat("int8 k above ", kMatmulMaxInt8K, " (the int32 sum could overflow)"));
     int64_t batches = 1;
     for (int i = 0; i < c.rank() - 2; ++i) batches *= c.dims[i];
     if (batches >= 65536) return Support::no("at most 65535 batches (one grid z-slice each)");

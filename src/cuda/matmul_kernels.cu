@@ -7,12 +7,19 @@
 // (float accumulation: the attention graphs' half x half -> float form and
 // its converses); FP8 E4M3 / E5M2 a and b with such a c (decoded to float as
 // they are staged); DOUBLE throughout; INT8 a and b with INT32 or FLOAT c,
-// accumulated exactly in int32 and blended in double.
+// accumulated exactly in int32 and blended in double. Every other mix of the
+// element types of cuda/element_access.cuh (double with float, half with
+// int8, FP8 with float, integer or sub-byte operands, int8 sums too long for
+// int32 ...) runs the same kernel with run-time typed loads and stores
+// (dyn_elem: the type switch is uniform over the block and sits in the
+// staging loads, not in the FMA loop), computed in double when an operand is
+// DOUBLE or a wide integer type, else in float.
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
 #include "cuda/cuda_util.hpp"
+#include "cuda/element_access.cuh"
 #include "cuda/matmul_args.hpp"
 #include "cuda/storage_types.cuh"
 
@@ -65,9 +72,13 @@ struct Elem<e5m2_bits> {
   }
 };
 
+// An operand whose type is known only at run time (args' dtype_a/b/c).
+struct dyn_elem {};
+
 template <class S, class C>
-__device__ inline C ld(const void *p, int64_t i) {
-  return Elem<S>::template load<C>(static_cast<const S *>(p)[i]);
+__device__ inline C ld(const void *p, int dtype, int64_t i) {
+  if constexpr (std::is_same_v<S, dyn_elem>) return load_element<C>(p, dtype, i);
+  else return Elem<S>::template load<C>(static_cast<const S *>(p)[i]);
 }
 
 template <class SA, class SB, class SC, class C>
@@ -91,10 +102,10 @@ __global__ void __launch_bounds__(kThreads) matmul_kernel(MatmulArgs a) {
     for (int e = threadIdx.x; e < kTile * kDepth; e += kThreads) {
       const int r = e / kDepth, kk = e % kDepth;  // a: consecutive threads walk k
       const int64_t gr = row0 + r, gk = k0 + kk;
-      as[kk][r] = (gr < a.m && gk < a.k) ? ld<SA, C>(a.a, ao + gr * a.a_rs + gk * a.a_cs) : C(0);
+      as[kk][r] = (gr < a.m && gk < a.k) ? ld<SA, C>(a.a, a.dtype_a, ao + gr * a.a_rs + gk * a.a_cs) : C(0);
       const int kb = e / kTile, cc = e % kTile;  // b: consecutive threads walk n
       const int64_t gkb = k0 + kb, gc = col0 + cc;
-      bs[kb][cc] = (gkb < a.k && gc < a.n) ? ld<SB, C>(a.b, bo + gkb * a.b_rs + gc * a.b_cs) : C(0);
+      bs[kb][cc] = (gkb < a.k && gc < a.n) ? ld<SB, C>(a.b, a.dtype_b, bo + gkb * a.b_rs + gc * a.b_cs) : C(0);
     }
     __syncthreads();
 #pragma unroll
@@ -120,10 +131,18 @@ __global__ void __launch_bounds__(kThreads) matmul_kernel(MatmulArgs a) {
     for (int j = 0; j < kPer; ++j) {
       const int64_t gr = row0 + tr + 16 * i, gc = col0 + tc + 16 * j;
       if (gr >= a.m || gc >= a.n) continue;
-      SC *out = static_cast<SC *>(a.c) + co + gr * a.c_rs + gc * a.c_cs;
+      const int64_t off = co + gr * a.c_rs + gc * a.c_cs;
       B v = alpha * static_cast<B>(acc[i][j]);
-      if (beta != B(0)) v += beta * Elem<SC>::template load<B>(*out);  // beta == 0 never reads c
-      *out = Elem<SC>::store(v);
+      if constexpr (std::is_same_v<SC, dyn_elem>) {
+        // Sub-byte c elements are written with atomics (element_access.cuh):
+        // neighbours owned by other threads survive.
+        if (beta != B(0)) v += beta * load_element<B>(a.c, a.dtype_c, off);  // beta == 0 never reads c
+        store_element<B>(a.c, a.dtype_c, off, v);
+      } else {
+        SC *out = static_cast<SC *>(a.c) + off;
+        if (beta != B(0)) v += beta * Elem<SC>::template load<B>(*out);  // beta == 0 never reads c
+        *out = Elem<SC>::store(v);
+      }
     }
 }
 
@@ -167,9 +186,8 @@ bool is_fp8(int t) { return t == CUDNN_DATA_FP8_E4M3 || t == CUDNN_DATA_FP8_E5M2
 
 bool is_float_family(int t) { return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16; }
 
-}  // namespace
-
-bool matmul_types_supported(cudnnDataType_t ta, cudnnDataType_t tb, cudnnDataType_t tc) {
+// The types with typed kernels (the forms above, before the dyn_elem one).
+bool typed_kernel_types(int ta, int tb, int tc) {
   if (ta == CUDNN_DATA_DOUBLE || tb == CUDNN_DATA_DOUBLE || tc == CUDNN_DATA_DOUBLE)
     return ta == CUDNN_DATA_DOUBLE && tb == CUDNN_DATA_DOUBLE && tc == CUDNN_DATA_DOUBLE;
   if (ta == CUDNN_DATA_INT8 || tb == CUDNN_DATA_INT8)
@@ -178,13 +196,56 @@ bool matmul_types_supported(cudnnDataType_t ta, cudnnDataType_t tb, cudnnDataTyp
   return is_float_family(ta) && is_float_family(tb) && is_float_family(tc);
 }
 
+// Types load_element / store_element handle (cuda/element_access.cuh).
+bool element_type(int t) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT:
+    case CUDNN_DATA_FAST_FLOAT_FOR_FP8:
+    case CUDNN_DATA_DOUBLE:
+    case CUDNN_DATA_HALF:
+    case CUDNN_DATA_BFLOAT16:
+    case CUDNN_DATA_INT8:
+    case CUDNN_DATA_UINT8:
+    case CUDNN_DATA_INT32:
+    case CUDNN_DATA_UINT32:
+    case CUDNN_DATA_INT64:
+    case CUDNN_DATA_FP8_E4M3:
+    case CUDNN_DATA_FP8_E5M2:
+    case CUDNN_DATA_FP8_E8M0:
+    case CUDNN_DATA_BOOLEAN:
+    case CUDNN_DATA_FP4_E2M1:
+    case CUDNN_DATA_INT4:
+    case CUDNN_DATA_UINT4: return true;
+    default: return false;
+  }
+}
+
+// Types whose values float does not hold (beyond 2^24): the dyn_elem form
+// computes in double when an operand has one.
+bool wide_type(int t) {
+  return t == CUDNN_DATA_DOUBLE || t == CUDNN_DATA_INT32 || t == CUDNN_DATA_UINT32 || t == CUDNN_DATA_INT64;
+}
+
+}  // namespace
+
+bool matmul_types_supported(cudnnDataType_t ta, cudnnDataType_t tb, cudnnDataType_t tc) {
+  return element_type(ta) && element_type(tb) && element_type(tc);
+}
+
 void launch_matmul(const MatmulArgs &a, void *stream_p) {
   if (a.m == 0 || a.n == 0 || a.batches == 0) return;
   check_supported(matmul_types_supported(static_cast<cudnnDataType_t>(a.dtype_a), static_cast<cudnnDataType_t>(a.dtype_b),
                                          static_cast<cudnnDataType_t>(a.dtype_c)),
                   "cuda.matmul: no kernel for a type ", a.dtype_a, ", b type ", a.dtype_b, ", c type ", a.dtype_c);
   cudaStream_t stream = as_stream(stream_p);
-  if (a.dtype_c == CUDNN_DATA_DOUBLE) {
+  const bool int8_overflows = a.dtype_a == CUDNN_DATA_INT8 && a.k > kMatmulMaxInt8K;
+  if (!typed_kernel_types(a.dtype_a, a.dtype_b, a.dtype_c) || int8_overflows) {
+    // Run-time typed loads and stores; int8 sums past int32's range in double
+    // (exact up to 2^53, as the CPU's float64 sum).
+    if (int8_overflows || wide_type(a.dtype_a) || wide_type(a.dtype_b) || wide_type(a.dtype_c))
+      launch3<double, dyn_elem, dyn_elem, dyn_elem>(a, stream);
+    else launch3<float, dyn_elem, dyn_elem, dyn_elem>(a, stream);
+  } else if (a.dtype_c == CUDNN_DATA_DOUBLE) {
     launch3<double, double, double, double>(a, stream);
   } else if (a.dtype_a == CUDNN_DATA_INT8) {
     if (a.dtype_c == CUDNN_DATA_INT32) launch3<int32_t, int8_t, int8_t, int32_t>(a, stream);

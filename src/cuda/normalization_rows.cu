@@ -337,16 +337,17 @@ __global__ void __launch_bounds__(1024) columns_backward(RowsArgs a, C *part, co
   }
 }
 
-template <class S, class C>
+// S: x's type, O: y's (x's but for the mixed-type problems).
+template <class S, class O, class C>
 __global__ void __launch_bounds__(1024) rows_forward(RowsArgs a) {
   const S *x = static_cast<const S *>(a.x);
-  S *y = static_cast<S *>(a.y);
+  O *y = static_cast<O *>(a.y);
   const C *scale = static_cast<const C *>(a.param[kRScale]), *bias = static_cast<const C *>(a.param[kRBias]);
   const C alpha = C(a.alpha), beta = C(a.beta);
   for (int64_t k = blockIdx.x; k < a.rows; k += gridDim.x) {
     const int64_t off = set_offset(a.kd, a.x_stride, k);
     const S *xr = x + off;
-    S *yr = y + off;
+    O *yr = y + off;
     C mean, inv;
     row_stats<S, C>(a, k, xr, mean, inv);
     if (a.per_channel) {
@@ -354,12 +355,12 @@ __global__ void __launch_bounds__(1024) rows_forward(RowsArgs a) {
       const C sa = (scale ? scale[c * a.param_stride[kRScale]] : C(1)) * inv;
       const C sb = (bias ? bias[c * a.param_stride[kRBias]] : C(0)) - sa * mean;
       for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x)
-        store_blend<S, C>(yr + i, sa * Storage<S>::template load<C>(xr[i]) + sb, alpha, beta);
+        store_blend<O, C>(yr + i, sa * Storage<S>::template load<C>(xr[i]) + sb, alpha, beta);
     } else {
       for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
         const C v = (scale ? scale[i] : C(1)) * ((Storage<S>::template load<C>(xr[i]) - mean) * inv) +
                     (bias ? bias[i] : C(0));
-        store_blend<S, C>(yr + i, v, alpha, beta);
+        store_blend<O, C>(yr + i, v, alpha, beta);
       }
     }
   }
@@ -367,10 +368,12 @@ __global__ void __launch_bounds__(1024) rows_forward(RowsArgs a) {
 
 // Workspace: layer / RMS: [blocks][2][width] (dy * xhat, dy) per block;
 // instance: [rows][2].
-template <class S, class C>
+// S: x's type, G: dy's, O: dx's (all x's but for the mixed-type problems).
+template <class S, class G, class O, class C>
 __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
-  const S *x = static_cast<const S *>(a.x), *dy = static_cast<const S *>(a.dy);
-  S *dx = static_cast<S *>(a.dx);
+  const S *x = static_cast<const S *>(a.x);
+  const G *dy = static_cast<const G *>(a.dy);
+  O *dx = static_cast<O *>(a.dx);
   const C *scale = static_cast<const C *>(a.param[kRScale]);
   const bool params = a.param_grads;
   const C alpha = C(a.alpha), beta = C(a.beta), D = static_cast<C>(a.width);
@@ -378,14 +381,15 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
   bool first = true;
   for (int64_t k = blockIdx.x; k < a.rows; k += gridDim.x) {
     const int64_t off = set_offset(a.kd, a.x_stride, k);
-    const S *xr = x + off, *gr = dy + off;
-    S *dr = dx + off;
+    const S *xr = x + off;
+    const G *gr = dy + off;
+    O *dr = dx + off;
     C mean, inv;
     row_stats<S, C>(a, k, xr, mean, inv);
     const C sc = a.per_channel ? scale[(k % a.channels) * a.param_stride[kRScale]] : C(0);
     C sh = 0, shx = 0;  // per channel: sum(dy), sum(dy xhat); per position: sum(h), sum(h xhat)
     for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
-      const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<S>::template load<C>(gr[i]);
+      const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<G>::template load<C>(gr[i]);
       if (a.per_channel) {
         sh += g;
         shx += g * xh;
@@ -407,9 +411,9 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
     }
     const C mh = a.rms ? C(0) : sh / D, mhx = shx / D;
     for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
-      const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<S>::template load<C>(gr[i]);
+      const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<G>::template load<C>(gr[i]);
       const C h = (a.per_channel ? sc : scale[i]) * g;
-      store_blend<S, C>(dr + i, inv * (h - mh - xh * mhx), alpha, beta);
+      store_blend<O, C>(dr + i, inv * (h - mh - xh * mhx), alpha, beta);
     }
   }
 }
@@ -473,23 +477,66 @@ void run_columns(const RowsArgs &a, void *workspace, cudaStream_t s) {
   check_launch("normalization columns backward");
 }
 
-template <class S, class C>
-void run(const RowsArgs &a, void *workspace, cudaStream_t s) {
-  if (a.columns) {
-    run_columns<S, C>(a, workspace, s);
-  } else if (!a.backward) {
-    rows_forward<S, C><<<a.blocks, a.threads, 0, s>>>(a);
-    check_launch("normalization rows forward");
-    return;
-  } else {
-    rows_backward<S, C><<<a.blocks, a.threads, 0, s>>>(a, static_cast<C *>(workspace));
-    check_launch("normalization rows backward");
-  }
+// The parameter gradients' pass (backward with dscale / dbias).
+template <class C>
+void finish_params(const RowsArgs &a, void *workspace, cudaStream_t s) {
   if (!a.backward || !a.param_grads) return;
   const int64_t n_out = a.per_channel ? a.channels : a.width;
   rows_param_finalize<C><<<static_cast<unsigned>((n_out + 255) / 256), 256, 0, s>>>(a, static_cast<C *>(workspace),
                                                                                     a.blocks);
   check_launch("normalization rows parameter gradients");
+}
+
+template <class S, class C>
+void run(const RowsArgs &a, void *workspace, cudaStream_t s) {
+  if (a.columns) {
+    run_columns<S, C>(a, workspace, s);
+  } else if (!a.backward) {
+    rows_forward<S, S, C><<<a.blocks, a.threads, 0, s>>>(a);
+    check_launch("normalization rows forward");
+    return;
+  } else {
+    rows_backward<S, S, S, C><<<a.blocks, a.threads, 0, s>>>(a, static_cast<C *>(workspace));
+    check_launch("normalization rows backward");
+  }
+  finish_params<C>(a, workspace, s);
+}
+
+// Mixed types (rows form only, float compute): x S, dy G, y / dx O, each
+// FLOAT, HALF or BFLOAT16 (the frontends' graphs: virtual FLOAT tensors next
+// to HALF / BFLOAT16 ones).
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+template <class F>
+void pick_float_family(cudnnDataType_t t, F &&f) {
+  switch (t) {
+    case CUDNN_DATA_FLOAT: f(TypeTag<float>{}); break;
+    case CUDNN_DATA_HALF: f(TypeTag<half_bits>{}); break;
+    case CUDNN_DATA_BFLOAT16: f(TypeTag<bf16_bits>{}); break;
+    default: fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: unexpected mixed data type");
+  }
+}
+
+void run_mixed(const RowsArgs &a, void *workspace, cudaStream_t s) {
+  pick_float_family(a.data_type, [&](auto xs) {
+    using S = typename decltype(xs)::type;
+    pick_float_family(a.out_type, [&](auto os) {
+      using O = typename decltype(os)::type;
+      if (!a.backward) {
+        rows_forward<S, O, float><<<a.blocks, a.threads, 0, s>>>(a);
+        check_launch("normalization rows forward (mixed types)");
+        return;
+      }
+      pick_float_family(a.grad_type, [&](auto gs) {
+        using G = typename decltype(gs)::type;
+        rows_backward<S, G, O, float><<<a.blocks, a.threads, 0, s>>>(a, static_cast<float *>(workspace));
+        check_launch("normalization rows backward (mixed types)");
+      });
+    });
+  });
+  finish_params<float>(a, workspace, s);
 }
 
 }  // namespace
@@ -508,6 +555,7 @@ size_t normalization_rows_workspace_bytes(const RowsArgs &a) {
 
 void launch_normalization_rows(const RowsArgs &a, void *workspace, void *stream) {
   const cudaStream_t s = as_stream(stream);
+  if (a.out_type != a.data_type || a.grad_type != a.data_type) return run_mixed(a, workspace, s);
   switch (a.data_type) {
     case CUDNN_DATA_FLOAT: return run<float, float>(a, workspace, s);
     case CUDNN_DATA_DOUBLE: return run<double, double>(a, workspace, s);

@@ -48,7 +48,10 @@ struct RowsArgs {
   bool var_given = false;     // inference reads variance (else inv_variance)
   double epsilon = 0, factor = 1, unbias = 1;
   double alpha = 1, beta = 0, alpha_p = 1, beta_p = 0;
-  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;
+  cudnnDataType_t data_type = CUDNN_DATA_FLOAT;  // x's
+  // y's (dx's) and dy's: x's, or mixed (rows form, float compute): each
+  // FLOAT, HALF or BFLOAT16 with x's strides.
+  cudnnDataType_t out_type = CUDNN_DATA_FLOAT, grad_type = CUDNN_DATA_FLOAT;
   int threads = 256;          // per block (power of two, 32 ... 1024; columns: 32 * blockDim.y)
   int blocks = 1;             // grid (rows are walked grid-stride)
   const void *x = nullptr, *dy = nullptr;

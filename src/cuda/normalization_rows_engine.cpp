@@ -22,6 +22,22 @@
 namespace fdnn::cuda {
 namespace {
 
+bool float_family(cudnnDataType_t t) {
+  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
+}
+
+// Data operands of differing types the mixed kernels take (see check_rows).
+bool mixed_float_operands(const graph::Graph &g, const graph::NormalizationOp &op) {
+  const graph::Tensor &x = g.tensor(op.x);
+  if (!float_family(x.dtype) || normalization_computes_in_double(op)) return false;
+  for (graph::Uid u : {op.y, op.dy, op.dx}) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (!float_family(t.dtype) || t.strides != x.strides) return false;
+  }
+  return true;
+}
+
 Support check_rows(const graph::Graph &g, RowsArgs *out) {
   if (Support s = check_single_normalization(g, true); !s) return s;
   const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
@@ -30,7 +46,14 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
     return Support::no("not layer, RMS or instance norm");
   if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
     return Support::no("fused residual / activation are not implemented here");
-  if (Support s = normop::check_data_operands(g, op); !s) return s;
+  // x, y, dy, dx in one type (normop::check_data_operands), or mixed:
+  // each FLOAT, HALF or BFLOAT16 with float compute, in x's strides, rows
+  // form only (run_mixed in normalization_rows.cu).
+  bool mixed = false;
+  if (Support s = normop::check_data_operands(g, op); !s) {
+    if (!mixed_float_operands(g, op)) return s;
+    mixed = true;
+  }
   const graph::Tensor &x = g.tensor(op.x);
   const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
   const int rank = x.rank();
@@ -63,6 +86,7 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   }
   RowsArgs a;
   a.columns = channels_inner && step0 != 1;
+  if (mixed && a.columns) return Support::no("mixed data types in the column form (NHWC instance norm)");
   a.col_stride = step0;
   a.rows = shape.groups;
   a.width = shape.count;
@@ -111,6 +135,9 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   a.param_grads = op.backward && (op.dscale != graph::kNoTensor || op.dbias != graph::kNoTensor);
   a.unbias = unbias_factor(a.width);
   a.data_type = x.dtype;
+  const graph::Uid o = op.backward ? op.dx : op.y;
+  a.out_type = o != graph::kNoTensor ? g.tensor(o).dtype : x.dtype;
+  a.grad_type = op.backward && op.dy != graph::kNoTensor ? g.tensor(op.dy).dtype : x.dtype;
   if (out) *out = a;
   return Support::yes();
 }

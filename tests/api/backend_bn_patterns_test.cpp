@@ -181,14 +181,14 @@ TEST(BackendBnPatterns, DBNApply) {
 // (and other mixes), NHWC and NCHW. Outputs NaN-poisoned (run_pattern). On a
 // GPU handle the first engine must be cuda.normalization itself; on a CPU
 // handle the reference engine must be among those offered.
-void check_mixed(const BnPatternConfig &c, uint64_t seed) {
+void check_mixed(const BnPatternConfig &c, uint64_t seed, const char *gpu_first = "cuda.normalization") {
   SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
   Rng rng(seed);
   PatternGraph pg = build_bn_pattern(c, rng);
   const std::vector<std::string> names = run_pattern(pg);
   ASSERT_FALSE(names.empty()) << last_error();
   if (gpu_mode())
-    EXPECT_EQ(names.front(), "cuda.normalization");
+    EXPECT_EQ(names.front(), gpu_first);
   else
     EXPECT_TRUE(contains(names, "cpu.reference.normalization"));
 }
@@ -230,6 +230,46 @@ TEST(BackendBnPatterns, BatchNormMixedTypes) {
         check_mixed(c, rng.next());
       }
     }
+}
+
+// The other mixes the CPU runs (its reference engine): half with bfloat16
+// across x, dy and y / dx, DOUBLE data next to FLOAT data, and FLOAT data with
+// DOUBLE scale, bias and statistics (or DOUBLE data with FLOAT ones). On a
+// GPU handle cuda.normalization runs them (generic kernels with run-time
+// typed operands) and must come first, as in check_mixed.
+TEST(BackendBnPatterns, BatchNormOtherMixes) {
+  Rng rng(test_seed(512));
+  constexpr cudnnDataType_t F = CUDNN_DATA_FLOAT, D = CUDNN_DATA_DOUBLE, H = CUDNN_DATA_HALF,
+                            B = CUDNN_DATA_BFLOAT16;
+  struct Case {
+    BnPattern p;
+    bool training;
+    cudnnDataType_t x, dy, out, stats;
+  };
+  const Case cases[] = {{BnPattern::bn_add_relu, true, H, H, B, F},     {BnPattern::bn_add_relu, false, B, B, H, F},
+                        {BnPattern::bn_add_relu, true, D, D, F, F},     {BnPattern::bn_add_relu, true, D, D, D, F},
+                        {BnPattern::bn_add_relu, true, F, F, F, D},     {BnPattern::bn_add_relu, false, H, H, D, D},
+                        {BnPattern::drelu_fork_dbn, true, H, B, F, F},  {BnPattern::drelu_fork_dbn, true, B, H, H, F},
+                        {BnPattern::drelu_fork_dbn, true, D, F, H, F},  {BnPattern::drelu_fork_dbn, true, F, F, F, D},
+                        {BnPattern::drelu_fork_dbn, true, D, D, D, F},  {BnPattern::drelu_fork_dbn, true, H, D, B, D}};
+  int i = 0;
+  for (const Case &k : cases) {
+    BnPatternConfig c;
+    c.pattern = k.p;
+    c.add_z = c.relu = c.mask = c.drelu = false;
+    c.running = k.training && i % 2 == 0;
+    c.training = k.training;
+    c.nhwc = i % 3 != 1;
+    c.io_type = k.x;
+    c.grad_type = k.dy;
+    c.out_type = k.out;
+    c.stat_type = k.stats;
+    c.dims = pattern_dims(rng, i % 4 == 3);
+    c.dims[2] += 1;  // at least two elements per channel
+    if (i % 5 == 1) c.dims = {4, 16, 24, 24};  // several parts per channel on a GPU
+    ++i;
+    check_mixed(c, rng.next());
+  }
 }
 
 // NCHW data: the fused engine refuses (its rows are NHWC positions), so the
@@ -299,6 +339,80 @@ TEST(BackendBnPatterns, LayerAndRmsNorm) {
           check(c, rng.next(), kRows);
         }
       }
+}
+
+// Layer and RMS norm with mixed data types (x HALF / BFLOAT16 with y, dy or
+// dx FLOAT, and the reverse; half with bfloat16): on a GPU handle
+// cuda.normalization.rows runs them (its mixed-type rows kernels) and must
+// come first; on a CPU handle the reference engine must be among those offered.
+TEST(BackendBnPatterns, LayerAndRmsNormMixedTypes) {
+  Rng rng(test_seed(514));
+  constexpr cudnnDataType_t F = CUDNN_DATA_FLOAT, H = CUDNN_DATA_HALF, B = CUDNN_DATA_BFLOAT16;
+  struct Case {
+    cudnnDataType_t x, dy, out;
+  };
+  const Case cases[] = {{H, H, F}, {F, F, B}, {B, F, B}, {H, F, F}, {H, B, H}, {F, H, F}};
+  int i = 0;
+  for (cudnnBackendNormMode_t mode : {CUDNN_LAYER_NORM, CUDNN_RMS_NORM})
+    for (BnPattern p : {BnPattern::norm_forward, BnPattern::norm_backward})
+      for (const Case &k : cases) {
+        if (p == BnPattern::norm_forward && k.dy != k.x) continue;  // forward has no dy
+        BnPatternConfig c;
+        c.pattern = p;
+        c.norm_mode = mode;
+        c.training = p == BnPattern::norm_backward || i % 2 == 0;
+        c.nhwc = i % 3 != 0;
+        c.io_type = k.x;
+        c.grad_type = k.dy;
+        c.out_type = k.out;
+        c.dims = pattern_dims(rng, i % 4 == 3);
+        ++i;
+        check_mixed(c, rng.next(), "cuda.normalization.rows");
+      }
+}
+
+// Layer / RMS norm followed by ADD z and RELU: a residual and activation
+// after the norm exist only as such multi-node graphs (the backend's
+// NORM_FORWARD has no z or activation; the legacy calls that fuse them are
+// batch norm), so cuda.normalization.rows refusing a fused z / activation
+// leaves no single-node graph behind. Fusing them on a GPU is later work: a
+// GPU handle may offer only the op-by-op engine (cuda.graph.sequential, the
+// norm on cuda.normalization.rows, the pointwise ops on cuda.pointwise), and
+// whatever it offers must compute right; no single-op GPU engine may claim the
+// graph. On a CPU handle the op-by-op engine must be among those offered.
+TEST(BackendBnPatterns, NormThenAddReluRunsOpByOpOnGpu) {
+  Rng rng(test_seed(513));
+  int i = 0;
+  for (cudnnBackendNormMode_t mode : {CUDNN_LAYER_NORM, CUDNN_RMS_NORM})
+    for (bool training : {true, false}) {
+      BnPatternConfig c;
+      c.pattern = BnPattern::norm_forward;
+      c.norm_mode = mode;
+      c.training = training;
+      c.norm_epilogue = true;
+      c.nhwc = i % 2 == 0;
+      c.io_type = kTypes[i % 3];
+      c.dims = pattern_dims(rng, i == 3);
+      ++i;
+      SCOPED_TRACE(c.name());
+      Rng data(rng.next());
+      PatternGraph pg = build_bn_pattern(c, data);
+      ASSERT_EQ(pg.ops.size(), 3u);
+      const std::vector<std::string> names = run_pattern(pg);
+      if (gpu_mode()) {
+        for (const std::string &n : names) {
+          EXPECT_EQ(n.rfind("cuda.", 0), 0u) << n;
+          EXPECT_NE(n, "cuda.normalization.rows");
+          EXPECT_NE(n, "cuda.normalization");
+        }
+        std::cout << "[  INFO    ] GPU engines for " << c.name() << ":";
+        for (const std::string &n : names) std::cout << " " << n;
+        std::cout << "\n";
+      } else {
+        ASSERT_FALSE(names.empty()) << last_error();
+        EXPECT_TRUE(contains(names, kSequential));
+      }
+    }
 }
 
 // A layer norm whose statistics are not outputs: the statistics follow the

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -209,6 +211,112 @@ TEST_F(BackendConcatEngines, ManyInputsAndChannelConcat) {
     const std::vector<int64_t> ydims{4, 64, 20, 20};
     p.y = make_tensor(CUDNN_DATA_HALF, ydims, packed_strides(ydims, layout));
     check_engines(run_everywhere(*this, p));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Sub-byte outputs (BOOLEAN: 1 bit, INT4 / UINT4: 4 bits, packed from the
+// lowest bits of each byte): slices of y that start inside a byte, inputs of
+// other types converted (INT4 and UINT4 saturate and round to nearest even,
+// BOOLEAN is value != 0). y's bytes are poisoned (0xff) first; every element
+// must be written and the bits past the last element left alone. On a GPU
+// handle cuda.concat.elements runs them and must come first.
+uint32_t sub_byte_code(cudnnDataType_t t, double v) {
+  if (t == CUDNN_DATA_BOOLEAN) return v != 0.0 ? 1u : 0u;
+  const double lo = t == CUDNN_DATA_INT4 ? -8 : 0, hi = t == CUDNN_DATA_INT4 ? 7 : 15;
+  const double r = std::nearbyint(std::min(std::max(v, lo), hi));
+  return static_cast<uint32_t>(static_cast<int>(r)) & 0xfu;
+}
+
+TEST_F(BackendConcatEngines, SubByteOutputs) {
+  Rng rng(test_seed(74));
+  const cudnnDataType_t outs[] = {CUDNN_DATA_INT4, CUDNN_DATA_BOOLEAN, CUDNN_DATA_UINT4};
+  const cudnnDataType_t ins[] = {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF};
+  for (int iter = 0; iter < 9; ++iter) {
+    const cudnnDataType_t yt = outs[iter % 3], xt = ins[(iter / 3) % 3];
+    const int bits = yt == CUDNN_DATA_BOOLEAN ? 1 : 4;
+    const int rank = static_cast<int>(rng.integer(1, 4)), inputs = static_cast<int>(rng.integer(1, 4));
+    ConcatProblem p = random_problem(rng, rank, inputs, 300, xt, xt);
+    for (HostTensor &x : p.xs) {  // values around the output's range, some halves (ties)
+      for_each_index(x.dims, [&](const std::vector<int64_t> &idx) {
+        const double v = bits == 1 ? static_cast<double>(rng.integer(-1, 1)) : rng.integer(-24, 40) / 2.0;
+        x.set(idx, v);
+      });
+    }
+    std::vector<const HostTensor *> inputs_p;
+    for (const HostTensor &x : p.xs) inputs_p.push_back(&x);
+    const std::vector<int64_t> ydims = concat_dims(inputs_p, p.axis);
+    const std::vector<int64_t> ystrides = packed(ydims);
+    int64_t count = 1;
+    for (int64_t d : ydims) count *= d;
+    SCOPED_TRACE(testing::Message() << "iter " << iter << " rank " << rank << " axis " << p.axis << " inputs "
+                                    << inputs << " " << type_name(xt) << " -> " << (bits == 1 ? "bool" : "4-bit"));
+    // Expected codes, element by element in y's packed order.
+    std::vector<uint32_t> want(static_cast<size_t>(count));
+    int64_t start = 0;
+    for (const HostTensor &x : p.xs) {
+      for_each_index(x.dims, [&](const std::vector<int64_t> &idx) {
+        int64_t off = 0;
+        for (size_t d = 0; d < idx.size(); ++d)
+          off += (idx[d] + (static_cast<int>(d) == p.axis ? start : 0)) * ystrides[d];
+        want[static_cast<size_t>(off)] = sub_byte_code(yt, x.get(idx));
+      });
+      start += x.dims[static_cast<size_t>(p.axis)];
+    }
+    std::vector<std::unique_ptr<Desc>> xds;
+    std::vector<cudnnBackendDescriptor_t> in_d;
+    for (size_t k = 0; k < p.xs.size(); ++k) {
+      xds.push_back(tensor_desc(10 + static_cast<int64_t>(k), xt, p.xs[k].dims, p.xs[k].strides));
+      in_d.push_back(xds.back()->d);
+    }
+    auto yd = tensor_desc(99, yt, ydims, ystrides);
+    Desc op(CUDNN_BACKEND_OPERATION_CONCAT_DESCRIPTOR);
+    EXPECT_EQ(op.set1(CUDNN_ATTR_OPERATION_CONCAT_AXIS, CUDNN_TYPE_INT64, int64_t{p.axis}), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op.set(CUDNN_ATTR_OPERATION_CONCAT_INPUT_DESCS, CUDNN_TYPE_BACKEND_DESCRIPTOR, in_d), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(op.set1(CUDNN_ATTR_OPERATION_CONCAT_OUTPUT_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, yd->d), CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(op.finalize(), CUDNN_STATUS_SUCCESS) << last_error();
+    const size_t ybytes = static_cast<size_t>((count * bits + 7) / 8);
+    std::vector<std::string> names;
+    for (const auto &cfg : engine_configs(handle, {&op})) {
+      std::unique_ptr<Desc> plan = finalized_plan(handle, cfg->d);
+      if (!plan) continue;
+      names.push_back(plan_engine_name(*plan));
+      SCOPED_TRACE("engine " + names.back());
+      std::vector<Buffer> xbs;
+      std::vector<int64_t> uids;
+      std::vector<void *> ptrs;
+      for (size_t k = 0; k < p.xs.size(); ++k) {
+        xbs.push_back(upload(p.xs[k]));
+        uids.push_back(10 + static_cast<int64_t>(k));
+        ptrs.push_back(xbs.back().get());
+      }
+      // Whole 4-byte words (the GPU writes sub-byte elements with 32-bit atomics).
+      Buffer yb(std::vector<uint8_t>((ybytes + 3) / 4 * 4, 0xff));
+      uids.push_back(99);
+      ptrs.push_back(yb.get());
+      EXPECT_EQ(execute(*plan, uids, ptrs), CUDNN_STATUS_SUCCESS) << last_error();
+      const std::vector<uint8_t> got = yb.download();
+      int bad = 0;
+      for (int64_t i = 0; i < count && bad < 5; ++i) {
+        const int64_t bit = i * bits;
+        const uint32_t code = (got[static_cast<size_t>(bit >> 3)] >> (bit & 7)) & ((1u << bits) - 1u);
+        if (code != want[static_cast<size_t>(i)]) {
+          ++bad;
+          ADD_FAILURE() << "element " << i << ": " << code << ", want " << want[static_cast<size_t>(i)];
+        }
+      }
+      for (int64_t bit = count * bits; bit < static_cast<int64_t>(got.size()) * 8; ++bit)
+        if (((got[static_cast<size_t>(bit >> 3)] >> (bit & 7)) & 1u) == 0) {
+          ADD_FAILURE() << "bit " << bit << " past y was written";
+          break;
+        }
+    }
+    ASSERT_FALSE(names.empty()) << last_error();
+    if (gpu_mode()) EXPECT_EQ(names.front(), "cuda.concat.elements");
+    else EXPECT_NE(std::find(names.begin(), names.end(), "cpu.reference.concat"), names.end());
   }
 }
 

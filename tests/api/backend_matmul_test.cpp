@@ -6,7 +6,7 @@
 // row- and column-major and arbitrary strides, batch dims broadcast by 1 or by
 // a divisor (grouped-query attention's form). On a GPU handle they run on
 // cuda.matmul.cublaslt where cuBLASLt takes the types and layout, else on
-// cuda.matmul; the forms they refuse say why.
+// cuda.matmul (every mix of element types); cuBLASLt's refusals say why.
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
@@ -32,7 +32,7 @@ struct MatmulTypes {
 
 // Unit roundoff of the arithmetic the engines accumulate in for these types.
 double accumulate_roundoff(const MatmulTypes &t) {
-  if (t.a == CUDNN_DATA_INT8) return 0.0;  // exact integer sums
+  if (t.a == CUDNN_DATA_INT8 && t.b == CUDNN_DATA_INT8) return 0.0;  // exact integer sums
   if (t.c == CUDNN_DATA_DOUBLE) return 0x1p-53;
   return 0x1p-24;  // float
 }
@@ -277,30 +277,40 @@ std::string refusal(cudnnHandle_t handle, Desc &op, const std::string &engine) {
   return "";
 }
 
-// Forms the GPU does not run: a double operand with a float c, FP8 mixed with
-// another type, int8 mixed with float.
-// The CPU runs them (its reference engine takes any types); on a GPU handle
-// heuristics offer nothing and cuda.matmul names the types.
-TEST_F(BackendMatmul, FormsTheGpuRefuses) {
+// Mixes of types outside the typed kernels: a double operand with other
+// types, FP8 or int8 with float types, half with bfloat16 across a, b and c,
+// int32 operands. The CPU's reference engine takes any types; on a GPU handle
+// cuda.matmul runs them (run-time typed loads, double compute where an operand
+// is DOUBLE or INT32) and must come first, checked against the float64
+// reference like every other form.
+TEST_F(BackendMatmul, MixedFormsOnTheFmaKernel) {
+  Rng rng(test_seed(94));
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, f16 = CUDNN_DATA_HALF, bf16 = CUDNN_DATA_BFLOAT16;
+  const cudnnDataType_t f64 = CUDNN_DATA_DOUBLE, s8 = CUDNN_DATA_INT8, s32 = CUDNN_DATA_INT32;
   const std::vector<MatmulTypes> forms = {
-      {CUDNN_DATA_DOUBLE, CUDNN_DATA_DOUBLE, CUDNN_DATA_FLOAT},
-      {CUDNN_DATA_FP8_E4M3, CUDNN_DATA_HALF, CUDNN_DATA_FLOAT},
-      {CUDNN_DATA_INT8, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT},
+      {f64, f64, f32}, {f64, f32, f16}, {f16, f64, bf16}, {f32, f32, f64}, {bf16, f16, f64},
+      {CUDNN_DATA_FP8_E4M3, f16, f32}, {f32, CUDNN_DATA_FP8_E5M2, bf16}, {s8, f32, f32}, {f16, s8, bf16},
+      {f16, bf16, bf16}, {bf16, f16, f16}, {s32, f32, f64}, {s8, s8, f16},
   };
-  for (const MatmulTypes &t : forms) {
-    SCOPED_TRACE(std::string(type_name(t.a)) + "*" + type_name(t.b) + "->" + type_name(t.c));
-    auto ad = tensor_desc(1, t.a, {2, 8, 12}, packed({2, 8, 12}));
-    auto bd = tensor_desc(2, t.b, {2, 12, 4}, packed({2, 12, 4}));
-    auto cd = tensor_desc(3, t.c, {2, 8, 4}, packed({2, 8, 4}));
-    auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
-    if (!gpu_mode()) {
-      EXPECT_GT(engine_count(handle, {op.get()}), 0);
-      continue;
-    }
-    EXPECT_EQ(engine_count(handle, {op.get()}), 0);
-    const std::string why = refusal(handle, *op, "cuda.matmul");
-    EXPECT_NE(why.find("types a "), std::string::npos) << why;
+  for (size_t i = 0; i < 2 * forms.size(); ++i) {
+    const Problem p = random_problem(rng, forms[i % forms.size()]);
+    SCOPED_TRACE("iter " + std::to_string(i) + " " + describe(p));
+    const std::vector<std::string> names = check_problem(*this, rng, p);
+    ASSERT_FALSE(names.empty()) << last_error();
+    if (gpu_mode()) EXPECT_EQ(names.front(), "cuda.matmul");
   }
+}
+
+// int8 x int8 -> int32 with k past what an int32 sum holds for every input
+// (kMatmulMaxInt8K in cuda/matmul_args.hpp): the GPU sums in double, exact
+// like the float64 reference.
+TEST_F(BackendMatmul, Int8LongK) {
+  Rng rng(test_seed(95));
+  const int64_t k = (int64_t{1} << 31) / (128 * 128) + 5;
+  const Problem p{{CUDNN_DATA_INT8, CUDNN_DATA_INT8, CUDNN_DATA_INT32}, {1, k}, {k, 3}, {1, 3}};
+  const std::vector<std::string> names = check_problem_in(*this, rng, p, 0, static_cast<int>(rng.integer(0, 1)), 0);
+  ASSERT_FALSE(names.empty()) << last_error();
+  if (gpu_mode()) EXPECT_EQ(names.front(), "cuda.matmul");
 }
 
 // Bad forms stay refused at finalize, with the dims named.

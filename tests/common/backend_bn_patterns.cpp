@@ -185,10 +185,10 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
   const cudnnDataType_t yt = c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type;
   const bool infer = !c.training, running = c.running && !infer;
   b.real(kX, "x", c.io_type, dims, xs, false);
-  b.real(kScale, "scale", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 1.5);
-  b.real(kBias, "bias", CUDNN_DATA_FLOAT, pc, ps, false, -1, 1);
-  b.real(kMean, "mean", CUDNN_DATA_FLOAT, pc, ps, !infer);
-  b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, pc, ps, !infer);
+  b.real(kScale, "scale", c.stat_type, pc, ps, false, 0.5, 1.5);
+  b.real(kBias, "bias", c.stat_type, pc, ps, false, -1, 1);
+  b.real(kMean, "mean", c.stat_type, pc, ps, !infer);
+  b.real(kInv, "inv_variance", c.stat_type, pc, ps, !infer);
   if (infer) {  // x's statistics (rounded to float) as the inputs
     std::vector<double> mu, var;
     channel_stats(b.find(kX).data.values(), dims, mu, var);
@@ -197,10 +197,10 @@ void build_bn_add_relu(const BnPatternConfig &c, Builder &b) {
     b.find(kInv).data.set_values(var);
   }
   if (running) {
-    b.real(kRmIn, "running_mean_in", CUDNN_DATA_FLOAT, pc, ps, false);
-    b.real(kRvIn, "running_var_in", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 2);
-    b.real(kRmOut, "running_mean_out", CUDNN_DATA_FLOAT, pc, ps, true);
-    b.real(kRvOut, "running_var_out", CUDNN_DATA_FLOAT, pc, ps, true);
+    b.real(kRmIn, "running_mean_in", c.stat_type, pc, ps, false);
+    b.real(kRvIn, "running_var_in", c.stat_type, pc, ps, false, 0.5, 2);
+    b.real(kRmOut, "running_mean_out", c.stat_type, pc, ps, true);
+    b.real(kRvOut, "running_var_out", c.stat_type, pc, ps, true);
     b.scalar(kFactor, "factor", factor, rank);
   }
   b.scalar(kEps, "epsilon", eps, rank);
@@ -341,10 +341,10 @@ void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
   const cudnnDataType_t dx_type = c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, xs, false);
-  b.real(kScale, "scale", CUDNN_DATA_FLOAT, pc, ps, false, 0.5, 1.5);
+  b.real(kScale, "scale", c.stat_type, pc, ps, false, 0.5, 1.5);
   // Saved statistics: those of x, rounded to float.
-  PatternTensor &mt = b.real(kMean, "mean", CUDNN_DATA_FLOAT, pc, ps, false);
-  PatternTensor &it = b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, pc, ps, false);
+  PatternTensor &mt = b.real(kMean, "mean", c.stat_type, pc, ps, false);
+  PatternTensor &it = b.real(kInv, "inv_variance", c.stat_type, pc, ps, false);
   std::vector<double> mu, var;
   channel_stats(b.find(kX).data.values(), dims, mu, var);
   for (int64_t k = 0; k < C; ++k) var[k] = 1 / std::sqrt(var[k] + 1e-3);
@@ -360,8 +360,8 @@ void build_drelu_fork_dbn(const BnPatternConfig &c, Builder &b) {
     b.pointwise(CUDNN_POINTWISE_RELU_BWD, kMask, kDy, kDz);
   }
   b.real(kDx, "dx", dx_type, dims, xs, true);
-  b.real(kDscale, "dscale", CUDNN_DATA_FLOAT, pc, ps, true);
-  b.real(kDbias, "dbias", CUDNN_DATA_FLOAT, pc, ps, true);
+  b.real(kDscale, "dscale", c.stat_type, pc, ps, true);
+  b.real(kDbias, "dbias", c.stat_type, pc, ps, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
        {{CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, kX},
         {CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, c.drelu ? kDz : kDy},
@@ -576,10 +576,16 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   const bool has_stats = stats_in || c.stats_out;
   const auto sv = b.find(kScale).data.values();
   if (fwd) {
-    b.real(kY, "y", c.io_type, dims, xs, true);
+    b.real(kY, "y", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, xs, true);
+    // norm_epilogue: the norm writes a virtual FLOAT tensor, then y = relu(that + z).
+    if (c.norm_epilogue) {
+      b.virt(kV0, CUDNN_DATA_FLOAT, dims, xs);
+      b.virt(kV0 + 1, CUDNN_DATA_FLOAT, dims, xs);
+      b.real(kZ, "z", c.io_type, dims, xs, false);
+    }
     b.op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR,
          {{CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, kX},
-          {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, kY},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, c.norm_epilogue ? kV0 : kY},
           {CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, kScale},
           {CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, has_bias ? kBias : 0},
           {CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, rms || !has_stats ? 0 : kMean},
@@ -600,6 +606,15 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
         y[n * D + j] = sv[j] * xh + bv[j];
         yt[n * D + j] = 1e-4 * (std::fabs(sv[j] * xh) + std::fabs(bv[j])) + 1e-5;
       }
+    if (c.norm_epilogue) {
+      b.pointwise(CUDNN_POINTWISE_ADD, kV0, kZ, kV0 + 1);
+      b.pointwise(CUDNN_POINTWISE_RELU_FWD, kV0 + 1, 0, kY);
+      const auto zv = b.find(kZ).data.values();
+      for (size_t i = 0; i < y.size(); ++i) {
+        yt[i] += 1e-6 * std::fabs(zv[i]);
+        y[i] = std::max(y[i] + zv[i], 0.0);
+      }
+    }
     set_want(b.find(kY), y, yt);
     if (c.training && c.stats_out) {
       std::vector<double> it(N);
@@ -609,8 +624,8 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
     }
     return;
   }
-  b.real(kDy, "dy", c.io_type, dims, xs, false);
-  b.real(kDx, "dx", c.io_type, dims, xs, true);
+  b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, xs, false);
+  b.real(kDx, "dx", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, xs, true);
   b.real(kDscale, "dscale", CUDNN_DATA_FLOAT, pd, ps, true);
   if (!rms) b.real(kDbias, "dbias", CUDNN_DATA_FLOAT, pd, ps, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
@@ -697,9 +712,15 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
   const auto sv = b.find(kScale).data.values();
   if (fwd) {
     b.real(kY, "y", c.io_type, dims, xs, true);
+    // norm_epilogue: the norm writes a virtual FLOAT tensor, then y = relu(that + z).
+    if (c.norm_epilogue) {
+      b.virt(kV0, CUDNN_DATA_FLOAT, dims, xs);
+      b.virt(kV0 + 1, CUDNN_DATA_FLOAT, dims, xs);
+      b.real(kZ, "z", c.io_type, dims, xs, false);
+    }
     b.op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR,
          {{CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, kX},
-          {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, kY},
+          {CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, c.norm_epilogue ? kV0 : kY},
           {CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, kScale},
           {CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, kBias},
           {CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, has_stats ? kMean : 0},
@@ -793,6 +814,7 @@ std::string BnPatternConfig::name() const {
   os << pattern_text(pattern) << ' ' << type_name(io_type) << ' ';
   if (grad_type != kIoType) os << "dy " << type_name(grad_type) << ' ';
   if (out_type != kIoType) os << "out " << type_name(out_type) << ' ';
+  if (stat_type != CUDNN_DATA_FLOAT) os << "stats " << type_name(stat_type) << ' ';
   if (pattern == BnPattern::bn_add_relu && !training) os << "infer ";
   for (size_t i = 0; i < dims.size(); ++i) os << (i ? "x" : "") << dims[i];
   switch (pattern) {
@@ -810,7 +832,7 @@ std::string BnPatternConfig::name() const {
     case BnPattern::norm_backward:
       os << (norm_mode == CUDNN_RMS_NORM ? " rms" : norm_mode == CUDNN_INSTANCE_NORM ? " instance" : " layer")
          << (training ? " train" : " infer")
-         << (nhwc ? " nhwc" : " nchw") << (stats_out ? "" : " no-stats");
+         << (nhwc ? " nhwc" : " nchw") << (stats_out ? "" : " no-stats") << (norm_epilogue ? " +z relu" : "");
       break;
     default: break;
   }

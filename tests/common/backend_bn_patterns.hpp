@@ -45,16 +45,22 @@ struct BnPatternConfig {
   cudnnBackendNormMode_t norm_mode = CUDNN_LAYER_NORM;
   bool training = true;
   bool stats_out = true;  // training: mean / inv_variance outputs
+  // Layer / RMS norm forward: y = relu(norm(x) + z) as a three-node graph
+  // (the norm's output a virtual FLOAT tensor).
+  bool norm_epilogue = false;
   // false: the graph and its data only, no expectation (the bench's large
   // problems before their data is final).
   bool reference = true;
   bool nhwc = true;  // data layout NHWC (NCHW otherwise; not for the dgrad pattern)
-  // BnAddRelu / DReluForkDBn: the type of the real y / dx and of the real dy
-  // (kIoType: io_type), for mixed-type single operations. BnAddRelu with
+  // BnAddRelu / DReluForkDBn (and layer / RMS norm): the type of the real
+  // y / dx and of the real dy (kIoType: io_type), for mixed-type single
+  // operations. BnAddRelu with
   // `training` false is inference (mean and inv_variance inputs, no running
   // statistics).
   static constexpr cudnnDataType_t kIoType = static_cast<cudnnDataType_t>(-1);
   cudnnDataType_t out_type = kIoType, grad_type = kIoType;
+  // BnAddRelu / DReluForkDBn: the type of scale, bias and the statistics.
+  cudnnDataType_t stat_type = CUDNN_DATA_FLOAT;
   std::string name() const;
 };
 
