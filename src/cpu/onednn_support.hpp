@@ -26,6 +26,16 @@ inline bool dnnl_type(cudnnDataType_t t, dnnl::memory::data_type *out) {
   }
 }
 
+// FLOAT, BFLOAT16 and HALF: the float types an engine may offer oneDNN and
+// then let primitive creation say whether this CPU runs them.
+inline bool dnnl_float_type(cudnnDataType_t t, dnnl::memory::data_type *out) {
+  if (t == CUDNN_DATA_HALF) {
+    *out = dnnl::memory::data_type::f16;
+    return true;
+  }
+  return dnnl_type(t, out);
+}
+
 // The calling thread's OpenMP team size for one call (oneDNN's CPU runtime
 // is OpenMP; our pool decides how many threads a call may use).
 class OmpThreads {

@@ -6,7 +6,8 @@
 //
 // The engine behind a config is read from its plan's JSON representation
 // ("engine": name). On a CPU handle the first engine mode A offers for the
-// fusable graphs must be cpu.fusion.runtime, and the graphs it should refuse
+// fusable graphs must be a CPU fusion engine (cpu.fusion.runtime, or
+// cpu.fusion.matmul.onednn for matmul + bias + GELU), and the graphs it should refuse
 // (two convolutions in a row, a reduction feeding a pointwise op) must not be
 // offered to it. On a GPU handle any engine
 // offered must compute right; offering none is fine.
@@ -23,7 +24,7 @@
 namespace fdnn_test {
 namespace {
 
-constexpr const char *kFusedEngine = "cpu.fusion.runtime";
+constexpr const char *kFusedEngine = "cpu.fusion.";  // a prefix
 constexpr const char *kOpByOpEngine = "cpu.graph.sequential";
 
 class BackendFusion : public BackendGraphTest {
