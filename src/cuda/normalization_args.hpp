@@ -96,6 +96,14 @@ struct NormArgs {
   cudnnDataType_t grad_type = CUDNN_DATA_FLOAT;
   cudnnDataType_t out_type = CUDNN_DATA_FLOAT;
   bool compute_double = false;
+  // Any other mix (cuda/normalization_engine.cpp): each data operand's own
+  // type (FLOAT, DOUBLE, HALF or BFLOAT16; the mask UINT8) in `types`, each
+  // statistics tensor FLOAT or DOUBLE (bit j of stat_double set for DOUBLE),
+  // computed in double when compute_double. The generic kernels only, with
+  // run-time typed loads and stores.
+  bool dyn = false;
+  int types[kNormData] = {};
+  unsigned stat_double = 0;
   void *data[kNormData] = {};
   void *stat[kNormStats] = {};
 };

@@ -29,6 +29,23 @@ __device__ inline C ldp(const void *p, int64_t o) {  // statistics: the compute 
   return static_cast<const C *>(p)[o];
 }
 
+// Statistics tensor j at set k in its own type (NormArgs::stat_double: FLOAT
+// or DOUBLE, the compute type but for the mixed-type problems); the finalize
+// kernels, which the generic and vectorised forms share, read and write
+// through these.
+template <class C>
+__device__ inline C ldst(const NormArgs &a, int j, uint32_t k) {
+  const int64_t o = stat_offset(a, j, k);
+  return (a.stat_double >> j) & 1u ? static_cast<C>(static_cast<const double *>(a.stat[j])[o])
+                                   : static_cast<C>(static_cast<const float *>(a.stat[j])[o]);
+}
+template <class C>
+__device__ inline void stst(const NormArgs &a, int j, uint32_t k, C v) {
+  const int64_t o = stat_offset(a, j, k);
+  if ((a.stat_double >> j) & 1u) static_cast<double *>(a.stat[j])[o] = static_cast<double>(v);
+  else static_cast<float *>(a.stat[j])[o] = static_cast<float>(v);
+}
+
 // Batch-norm backward, one channel k, from the sums over its m elements
 // t = {sum (x - shift), sum (x - shift)^2, sum dy, sum dy (x - shift)}:
 // mean and 1/std (the saved statistics when given, else from t), dscale and

@@ -47,40 +47,66 @@ cudnnDataType_t grad_type(const graph::Graph &g, const graph::NormalizationOp &o
   return op.backward && op.dy != graph::kNoTensor ? g.tensor(op.dy).dtype : g.tensor(op.x).dtype;
 }
 
-Support check_graph(const graph::Graph &g) {
-  if (Support s = check_single_normalization(g); !s) return s;
-  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+// Whether the typed kernels run the problem: x and z in one type, dy in
+// one, y, dx and dz in one: all the same, or mixed, each HALF (or each
+// BFLOAT16) or FLOAT; the compute type x's (DOUBLE for DOUBLE x, else FLOAT)
+// and every statistics tensor in it. Any other mix of the four data types
+// and FLOAT / DOUBLE statistics runs the generic kernels with run-time typed
+// operands (NormArgs::dyn).
+bool typed_kernels_run(const graph::Graph &g, const graph::NormalizationOp &op) {
   const graph::Tensor &x = g.tensor(op.x);
-  if (x.rank() > kNormMaxDims) return Support::no(cat("rank ", x.rank(), " is above ", kNormMaxDims));
-  if (!is_data_type(x.dtype)) return Support::no("x's data type has no CUDA kernels");
   const Uids u = uids_of(op);
-  // x and z in one type, dy in one, y, dx and dz in one: all the same, or
-  // mixed, each HALF (or each BFLOAT16) or FLOAT.
   const cudnnDataType_t ot = output_type(g, op), gt = grad_type(g, op);
   for (int j = 0; j < kNormData; ++j) {
     if (u.data[j] == graph::kNoTensor || j == kNMask) continue;
     const cudnnDataType_t want = j == kNY || j == kNDX || j == kNDZ ? ot : j == kNDY ? gt : x.dtype;
-    if (g.tensor(u.data[j]).dtype != want)
-      return Support::no(j == kNZ ? "z's type is not x's" : "y, dx and dz differ in type");
+    if (g.tensor(u.data[j]).dtype != want) return false;
   }
   if (ot != x.dtype || gt != x.dtype) {
     cudnnDataType_t low = CUDNN_DATA_FLOAT;
     for (cudnnDataType_t t : {x.dtype, gt, ot}) {
       const bool ok = t == CUDNN_DATA_FLOAT || ((t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) &&
                                                 (low == CUDNN_DATA_FLOAT || low == t));
-      if (!ok)
-        return Support::no(cat("no kernels for x ", type_info(x.dtype).enum_name, ", dy ", type_info(gt).enum_name,
-                               ", y / dx ", type_info(ot).enum_name));
+      if (!ok) return false;
       if (t != CUDNN_DATA_FLOAT) low = t;
     }
   }
   const cudnnDataType_t ct = x.dtype == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
-  if (normalization_computes_in_double(op) != (ct == CUDNN_DATA_DOUBLE)) return Support::no("compute type does not fit x");
+  if (normalization_computes_in_double(op) != (ct == CUDNN_DATA_DOUBLE)) return false;
+  for (int j = 0; j < kNormStats; ++j)
+    if (u.stat[j] != graph::kNoTensor && g.tensor(u.stat[j]).dtype != ct) return false;
+  return true;
+}
+
+// The generic kernels' compute type for the mixed problems: double when the
+// operation asks for it or any tensor is DOUBLE.
+bool dyn_computes_in_double(const graph::Graph &g, const graph::NormalizationOp &op) {
+  if (normalization_computes_in_double(op)) return true;
+  const Uids u = uids_of(op);
+  for (graph::Uid id : u.data)
+    if (id != graph::kNoTensor && g.tensor(id).dtype == CUDNN_DATA_DOUBLE) return true;
+  for (graph::Uid id : u.stat)
+    if (id != graph::kNoTensor && g.tensor(id).dtype == CUDNN_DATA_DOUBLE) return true;
+  return false;
+}
+
+Support check_graph(const graph::Graph &g) {
+  if (Support s = check_single_normalization(g); !s) return s;
+  const auto &op = std::get<graph::NormalizationOp>(g.ops().front());
+  const graph::Tensor &x = g.tensor(op.x);
+  if (x.rank() > kNormMaxDims) return Support::no(cat("rank ", x.rank(), " is above ", kNormMaxDims));
+  const Uids u = uids_of(op);
+  for (int j = 0; j < kNormData; ++j) {
+    if (u.data[j] == graph::kNoTensor || j == kNMask) continue;
+    if (!is_data_type(g.tensor(u.data[j]).dtype))
+      return Support::no(cat("data type ", type_info(g.tensor(u.data[j]).dtype).enum_name,
+                             " has no CUDA kernels (FLOAT, DOUBLE, HALF or BFLOAT16)"));
+  }
+  // Statistics and parameters are FLOAT or DOUBLE (check_single_normalization).
   const std::vector<int64_t> st_dims = normalization_stats_dims(g, op);
   for (int j = 0; j < kNormStats; ++j) {
     if (u.stat[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(u.stat[j]);
-    if (t.dtype != ct) return Support::no(cat("statistics and parameters must be ", type_info(ct).enum_name));
     if (t.dims != st_dims) return Support::no("scale / bias broadcast differently from the statistics");
   }
   const NormShape s = normalization_shape(g, op);
@@ -93,6 +119,7 @@ Support check_graph(const graph::Graph &g) {
 // small blocks (about 16 per multiprocessor) so that the last wave is short,
 // each still a few 16-byte vectors per thread.
 void choose_fast_path(NormArgs &a, const Uids &u) {
+  if (a.dyn) return;
   if (a.out_type != a.data_type || a.grad_type != a.data_type) return;  // mixed types: the generic kernels
   const int64_t esize = a.data_type == CUDNN_DATA_DOUBLE ? 8 : a.data_type == CUDNN_DATA_FLOAT ? 4 : 2;
   const int v = static_cast<int>(16 / esize);
@@ -263,6 +290,15 @@ NormArgs make_geometry(const graph::Graph &g) {
   a.out_type = output_type(g, op);
   a.grad_type = grad_type(g, op);
   a.compute_double = normalization_computes_in_double(op);
+  if (!typed_kernels_run(g, op)) {
+    a.dyn = true;
+    a.compute_double = dyn_computes_in_double(g, op);
+    for (int j = 0; j < kNormData; ++j)
+      a.types[j] = u.data[j] != graph::kNoTensor ? static_cast<int>(g.tensor(u.data[j]).dtype) : CUDNN_DATA_FLOAT;
+  }
+  // The statistics' own types (the compute type but for the mixed problems).
+  for (int j = 0; j < kNormStats; ++j)
+    if (u.stat[j] != graph::kNoTensor && g.tensor(u.stat[j]).dtype == CUDNN_DATA_DOUBLE) a.stat_double |= 1u << j;
 
   // Parts per set: about 8 blocks per multiprocessor in all, each part a few
   // elements per thread at least.

@@ -15,11 +15,13 @@
 
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/normalization_support.hpp"
 #include "cuda/cuda_util.hpp"
+#include "cuda/element_access.cuh"
 #include "cuda/normalization_args.hpp"
 #include "cuda/normalization_device.cuh"
 #include "cuda/storage_types.cuh"
@@ -103,6 +105,20 @@ __device__ inline void st(void *p, int64_t o, C v) {
   static_cast<S *>(p)[o] = Storage<S>::store(v);
 }
 
+// The generic kernels' access to data operand j: typed, or (S = DynType, the
+// mixed-type problems: NormArgs::dyn) through the operand's run-time type.
+struct DynType {};
+template <class S, class C>
+__device__ inline C ldd(const NormArgs &a, int j, int64_t o) {
+  if constexpr (std::is_same_v<S, DynType>) return load_element<C>(a.data[j], a.types[j], o);
+  else return ld<S, C>(a.data[j], o);
+}
+template <class S, class C>
+__device__ inline void std_(const NormArgs &a, int j, int64_t o, C v) {
+  if constexpr (std::is_same_v<S, DynType>) store_element<C>(a.data[j], a.types[j], o, v);
+  else st<S, C>(a.data[j], o, v);
+}
+
 // The (set, reduced range, thread step) a thread walks.
 struct Walk {
   uint32_t k;
@@ -163,7 +179,7 @@ __global__ void stats_partial(NormArgs a, Ws<C> ws) {
     for (uint32_t r = w.r; r < w.end; r += w.step) {
       int64_t off[1];
       red_offsets(a, ops, r, off);
-      acc.add(ld<S, C>(a.data[kNX], kb + off[0]));
+      acc.add(ldd<S, C>(a, kNX, kb + off[0]));
     }
   }
   __shared__ Welford<C> sh[kBY][kBX];
@@ -200,10 +216,10 @@ __global__ void grad_partial(NormArgs a, Ws<C> ws) {
     for (uint32_t r = w.r; r < w.end; r += w.step) {
       int64_t off[3];
       red_offsets(a, ops, r, off);
-      C g = ld<G, C>(a.data[kNDY], kdy + off[1]);
+      C g = ldd<G, C>(a, kNDY, kdy + off[1]);
       if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[km + off[2]] == 0) g = C(0);
       sg += g;
-      sgx += g * (ld<S, C>(a.data[kNX], kx + off[0]) - mean);
+      sgx += g * (ldd<S, C>(a, kNX, kx + off[0]) - mean);
     }
   }
   __shared__ C sh[2][kBY][kBX];
@@ -297,19 +313,19 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) forward_finalize(Norm
   const uint32_t k = static_cast<uint32_t>(k64);
   C scale = 0, bias = 0, rm = 0, rv = 0;
   if (t == 0 && !a.backward) {
-    scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
-    bias = ldp<C>(a.stat[kSBias], stat_offset(a, kSBias, k));
+    scale = ldst<C>(a, kSScale, k);
+    bias = ldst<C>(a, kSBias, k);
     if (!a.stats_given) {
-      if (a.stat[kSRmIn]) rm = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-      if (a.stat[kSRvIn]) rv = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
+      if (a.stat[kSRmIn]) rm = ldst<C>(a, kSRmIn, k);
+      if (a.stat[kSRvIn]) rv = ldst<C>(a, kSRvIn, k);
     }
   }
   C mean, inv;
   if (a.stats_given) {
     if (t != 0) return;
-    mean = ldp<C>(a.stat[kSMean], stat_offset(a, kSMean, k));
-    if (a.var_given) inv = C(1) / sqrt(ldp<C>(a.stat[kSVar], stat_offset(a, kSVar, k)) + C(a.epsilon));
-    else inv = ldp<C>(a.stat[kSInv], stat_offset(a, kSInv, k));
+    mean = ldst<C>(a, kSMean, k);
+    if (a.var_given) inv = C(1) / sqrt(ldst<C>(a, kSVar, k) + C(a.epsilon));
+    else inv = ldst<C>(a, kSInv, k);
   } else {
     Welford<C> acc{C(0), C(0), C(0)};
 #pragma unroll 4
@@ -321,12 +337,12 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) forward_finalize(Norm
     const C var = max(acc.m2, C(0)) / C(a.count);
     inv = C(1) / sqrt(var + C(a.epsilon));
     if (!a.backward) {
-      if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
-      if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
+      if (a.stat[kSMean]) stst<C>(a, kSMean, k, mean);
+      if (a.stat[kSInv]) stst<C>(a, kSInv, k, inv);
       const C f = C(a.factor);
-      if (a.stat[kSRmIn]) static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * rm + f * mean;
+      if (a.stat[kSRmIn]) stst<C>(a, kSRmOut, k, (C(1) - f) * rm + f * mean);
       if (a.stat[kSRvIn])
-        static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * rv + f * var * C(a.unbias);
+        stst<C>(a, kSRvOut, k, (C(1) - f) * rv + f * var * C(a.unbias));
     }
   }
   ws.mean[k] = mean;
@@ -346,14 +362,12 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) grad_finalize(NormArg
   if (!finalize_team<TEAM>(a, k64, t)) return;
   const uint32_t k = static_cast<uint32_t>(k64);
   C scale = 0, ds0 = 0, db0 = 0;
-  C *ds = static_cast<C *>(a.stat[kSDscale]) + stat_offset(a, kSDscale, k);
-  C *db = static_cast<C *>(a.stat[kSDbias]) + stat_offset(a, kSDbias, k);
   const C ap = C(a.alpha_p), bp = C(a.beta_p);
   if (t == 0) {
-    scale = ldp<C>(a.stat[kSScale], stat_offset(a, kSScale, k));
+    scale = ldst<C>(a, kSScale, k);
     if (bp != C(0)) {
-      ds0 = *ds;
-      db0 = *db;
+      ds0 = ldst<C>(a, kSDscale, k);
+      db0 = ldst<C>(a, kSDbias, k);
     }
   }
   C sg = 0, sgx = 0;
@@ -366,8 +380,8 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) grad_finalize(NormArg
   if (t != 0) return;
   const C mean = ws.mean[k], inv = ws.inv[k], m = C(a.count);
   const C dscale = sgx * inv, dbias = sg;
-  *ds = bp != C(0) ? ap * dscale + bp * ds0 : ap * dscale;
-  *db = bp != C(0) ? ap * dbias + bp * db0 : ap * dbias;
+  stst<C>(a, kSDscale, k, bp != C(0) ? ap * dscale + bp * ds0 : ap * dscale);
+  stst<C>(a, kSDbias, k, bp != C(0) ? ap * dbias + bp * db0 : ap * dbias);
   const C A = scale * inv;
   const C B = -A * inv * dscale / m;
   ws.ca[k] = A;
@@ -388,11 +402,11 @@ __global__ void forward_apply(NormArgs a, Ws<C> ws) {
   for (uint32_t r = w.r; r < w.end; r += w.step) {
     int64_t off[4];
     red_offsets(a, ops, r, off);
-    C v = ca * ld<S, C>(a.data[kNX], kx + off[0]) + cb;
-    if (a.has_z) v += ld<S, C>(a.data[kNZ], kz + off[2]);
+    C v = ca * ldd<S, C>(a, kNX, kx + off[0]) + cb;
+    if (a.has_z) v += ldd<S, C>(a, kNZ, kz + off[2]);
     C out = alpha * norm::activate(v, a.relu, clip);
-    if (beta != C(0)) out += beta * ld<O, C>(a.data[kNY], ky + off[1]);
-    st<O, C>(a.data[kNY], ky + off[1], out);
+    if (beta != C(0)) out += beta * ldd<O, C>(a, kNY, ky + off[1]);
+    std_<O, C>(a, kNY, ky + off[1], out);
     if (a.has_mask) static_cast<uint8_t *>(a.data[kNMask])[km + off[3]] = norm::passes(v, a.relu, clip) ? 1 : 0;
   }
 }
@@ -410,17 +424,17 @@ __global__ void backward_apply(NormArgs a, Ws<C> ws) {
   for (uint32_t r = w.r; r < w.end; r += w.step) {
     int64_t off[3], off2[2];
     red_offsets(a, ops1, r, off);
-    C g = ld<G, C>(a.data[kNDY], kdy + off[1]);
+    C g = ldd<G, C>(a, kNDY, kdy + off[1]);
     if (a.has_mask) {
       red_offsets(a, ops2, r, off2);
       if (static_cast<const uint8_t *>(a.data[kNMask])[km + off2[1]] == 0) g = C(0);
     }
-    C out = alpha * (A * g + B * ld<S, C>(a.data[kNX], kx + off[0]) + Cc);
-    if (beta != C(0)) out += beta * ld<O, C>(a.data[kNDX], kdx + off[2]);
-    st<O, C>(a.data[kNDX], kdx + off[2], out);
+    C out = alpha * (A * g + B * ldd<S, C>(a, kNX, kx + off[0]) + Cc);
+    if (beta != C(0)) out += beta * ldd<O, C>(a, kNDX, kdx + off[2]);
+    std_<O, C>(a, kNDX, kdx + off[2], out);
     if (a.has_dz) {
       if (!a.has_mask) red_offsets(a, ops2, r, off2);
-      st<O, C>(a.data[kNDZ], kdz + off2[0], g);
+      std_<O, C>(a, kNDZ, kdz + off2[0], g);
     }
   }
 }
@@ -1294,6 +1308,15 @@ void run_mixed(const NormArgs &a, void *workspace, cudaStream_t s) {
   });
 }
 
+// Any other mix of types (NormArgs::dyn): the generic kernels with
+// run-time typed operands, computed in C.
+template <class C>
+void run_dyn(const NormArgs &a, void *workspace, cudaStream_t s) {
+  const Ws<C> ws = carve<C>(a, workspace);
+  if (a.backward) run_backward<DynType, DynType, DynType, C>(a, ws, s);
+  else run_forward<DynType, DynType, C>(a, ws, s);
+}
+
 template <class S, class C>
 int cols_blocks_per_sm() {
   constexpr int V = 16 / sizeof(S);
@@ -1328,6 +1351,11 @@ size_t normalization_workspace_bytes(const NormArgs &a) {
 void launch_normalization(const NormArgs &a, void *workspace, void *stream) {
   cudaStream_t s = as_stream(stream);
   workspace = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(workspace) + 255) & ~uintptr_t{255});
+  if (a.dyn) {
+    if (a.compute_double) run_dyn<double>(a, workspace, s);
+    else run_dyn<float>(a, workspace, s);
+    return;
+  }
   if (a.out_type != a.data_type || a.grad_type != a.data_type) {
     const auto low = [&](cudnnDataType_t t) { return a.data_type == t || a.out_type == t || a.grad_type == t; };
     if (low(CUDNN_DATA_HALF)) run_mixed<half_bits>(a, workspace, s);
