@@ -13,6 +13,12 @@
 //  - Forward: one thread per output position and VEC channels (16-byte
 //    accesses when channels are innermost). Square 2x2 / 3x3 windows of 2-d
 //    problems have compile-time loops whose loads issue back to back.
+//  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2 (paddings 0
+//    or 1), channels innermost with 16-byte vectors: a row-strip gather
+//    (pooling_max_backward_nhwc_rows): no shared memory, no barriers, each
+//    dx vector written once. H100, max 3x3/2 backward of 256x64x112x112
+//    f16: 0.60 of copy as bench_pooling counts bytes (2.0x cuDNN 9.19); the
+//    tiled kernel below ran at 0.55.
 //  - Backward, 2-d with stride 1 or 2 in both dimensions: one thread per
 //    S x S block of input positions (every input lies in exactly one block)
 //    visits the outputs whose windows touch its block; max pooling finds each
@@ -30,6 +36,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -917,6 +925,302 @@ bool launch_max_forward_nhwc_rows(const PoolingArgs &a, Geo g, const S *x, S *y,
   }
 }
 
+// Max backward of a 2-d problem with a K x K window (K 2 or 3), stride 2 in
+// both dimensions, paddings 0 or 1, channels innermost with 16-byte channel
+// vectors (NHWC-like): a gather without shared memory or barriers. dx is cut
+// into 2 x 2 blocks ("pairs"): pair (q, p) holds rows 2q - ph + K - 2 + {0, 1}
+// and columns 2p - pw + K - 2 + {0, 1}; only outputs (q, p), (q, p + 1),
+// (q + 1, p) and (q + 1, p + 1) touch it (for K = 2 only (q, p)). A warp
+// takes CQT channel vectors (lanes lane % CQT) of OWW = 32 / CQT output
+// columns and the RO pair rows of a strip (RO + 1 output rows for K = 3).
+// Each lane finds the first maximum of its outputs' windows from x (row by
+// row as in the forward row-strip kernel: its own K - 1 window columns
+// loaded, the first from the left neighbour by a shuffle), loads their dy,
+// takes its right neighbour's maxima positions and dy by shuffles, and
+// writes its pair's 4 dx vectors once (the last lane column only helps its
+// left neighbour: OWW - 1 pair columns per warp). Each dx sums its windows'
+// dy in the order of the generic kernel (output row, then column): the same
+// deterministic sums. H100, 3x3/2 pad 1 on 256x64x112x112 f16 (x and dx
+// 411 MB each, dy 103 MB): 0.77 ms, 1.2 TB/s of real traffic (0.60 of copy
+// as bench_pooling counts bytes); the tiled kernel 0.83 ms.
+template <int K, int PW, int RO, int CQT, class S, class C, int VEC>
+__global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
+    pooling_max_backward_nhwc_rows(Geo g, const S *__restrict__ x, const S *__restrict__ dy, S *__restrict__ dx,
+                                   C alpha, C beta, uint32_t warps_total, int p_lo, int q_lo) {
+  constexpr int OWW = 32 / CQT, NO = RO + (K == 3 ? 1 : 0), NR = 2 * NO + K - 2;
+  constexpr int NWC = (VEC + 3) / 4;  // code words (a byte per channel)
+  constexpr uint32_t kNone = 255;
+  const uint32_t wid = blockIdx.x * 8 + threadIdx.x / 32;
+  if (wid >= warps_total) return;  // whole warps leave: the shuffles below see full warps
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  uint32_t r;
+  uint32_t t = g.d_cv.divmod(wid, r);  // channel groups of CQT vectors, innermost
+  const int c = (static_cast<int>(r) * CQT + lane % CQT) * VEC;
+  t = g.d_e2.divmod(t, r);
+  const int j = lane / CQT;
+  const int ow = p_lo + static_cast<int>(r) * (OWW - 1) + j;  // this lane's output column (= pair column)
+  t = g.d_e1.divmod(t, r);
+  const int q0 = q_lo + static_cast<int>(r) * RO;  // the strip's first pair row (= output row)
+  const int n = static_cast<int>(t);
+  const int H = g.in[1], W = g.in[2];
+  const int ph = g.pad[1];
+  const int ih0 = 2 * q0 - ph;  // the first x row of output q0's window
+  const int s0 = 2 * ow - PW;   // the window's first column
+  const S *xp = x + n * g.xs[0] + c * g.xs[1];
+  using P = Pack<S, VEC>;
+  const int wa = s0 + K - 2, wb = s0 + K - 1;
+  const bool a_ok = static_cast<unsigned>(wa) < static_cast<unsigned>(W);
+  const bool b_ok = static_cast<unsigned>(wb) < static_cast<unsigned>(W);
+  const bool s_ok = static_cast<unsigned>(s0) < static_cast<unsigned>(W);
+  const bool col_out = ow >= 0 && ow < g.out[2];
+  const bool first_col = j == 0;
+  // dy of the strip's outputs (issued first: independent of x).
+  P gy[NO];
+  const S *dyp = dy + n * g.os[0] + c * g.os[1] + ow * g.os[4];
+#pragma unroll
+  for (int i = 0; i < NO; ++i) {
+    const int oh = q0 + i;
+    if (col_out && oh >= 0 && oh < g.out[1]) gy[i] = *reinterpret_cast<const P *>(dyp + oh * g.os[3]);
+  }
+  // x rows in flight: LA rows ahead of the one being folded (registers
+  // bound the depth; all NR rows at once would spill).
+  constexpr int LA = NR < 5 ? NR : 5;
+  P ra[NR], rb[NR];
+  auto load_row = [&](int i) {
+    const int h = ih0 + i;
+    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
+    if (row_ok && a_ok) ra[i] = *reinterpret_cast<const P *>(xp + h * g.xs[3] + wa * g.xs[4]);
+    if (row_ok && b_ok) rb[i] = *reinterpret_cast<const P *>(xp + h * g.xs[3] + wb * g.xs[4]);
+  };
+#pragma unroll
+  for (int i = 0; i < LA; ++i) load_row(i);
+  const bool prop = g.prop;
+  auto take = [prop](C best, C v) { return prop ? (best == best && (v != v || v > best)) : v > best; };
+  // Codes (window position kh * K + kw, kNone when none) of the outputs, a
+  // byte per channel; best / at: the current output's running first maximum.
+  uint32_t code[NO][NWC];
+  C best[VEC];
+  int at[VEC];
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) {
+    best[l] = lowest<C>();
+    at[l] = static_cast<int>(kNone);
+  }
+  auto finish = [&](int i, const int *fa) {
+    const int oh = q0 + i;
+    const bool ok = col_out && oh >= 0 && oh < g.out[1];
+#pragma unroll
+    for (int w = 0; w < NWC; ++w) code[i][w] = 0;
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) code[i][l / 4] |= (ok ? static_cast<uint32_t>(fa[l]) : kNone) << (8 * (l % 4));
+  };
+#pragma unroll
+  for (int i = 0; i < NR; ++i) {
+    if (i + LA < NR) load_row(i + LA);
+    const int h = ih0 + i;
+    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
+    // This row's first maximum over the window's columns, per channel.
+    C rm[VEC];
+    int rk[VEC];
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+      rm[l] = lowest<C>();
+      rk[l] = -1;
+    }
+    if constexpr (K == 3) {
+      P left;
+#pragma unroll
+      for (int w32 = 0; w32 < static_cast<int>(sizeof(P) / 4); ++w32)
+        reinterpret_cast<uint32_t *>(&left)[w32] =
+            __shfl_up_sync(0xffffffffu, reinterpret_cast<const uint32_t *>(&rb[i])[w32], CQT);
+      if (first_col && row_ok && s_ok) left = *reinterpret_cast<const P *>(xp + h * g.xs[3] + s0 * g.xs[4]);
+      if (row_ok && s_ok)
+#pragma unroll
+        for (int l = 0; l < VEC; ++l) {
+          const C v = Storage<S>::template load<C>(left.v[l]);
+          if (take(rm[l], v)) {
+            rm[l] = v;
+            rk[l] = 0;
+          }
+        }
+    }
+    if (row_ok && a_ok)
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        const C v = Storage<S>::template load<C>(ra[i].v[l]);
+        if (take(rm[l], v)) {
+          rm[l] = v;
+          rk[l] = K - 2;
+        }
+      }
+    if (row_ok && b_ok)
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        const C v = Storage<S>::template load<C>(rb[i].v[l]);
+        if (take(rm[l], v)) {
+          rm[l] = v;
+          rk[l] = K - 1;
+        }
+      }
+    // Row i is row i % 2 of output i / 2 and, for K = 3 and even i > 0,
+    // row 2 of output i / 2 - 1 (which it completes).
+    if (K == 3 && i >= 2 && i % 2 == 0) {
+      int fa[VEC];
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) fa[l] = rk[l] >= 0 && take(best[l], rm[l]) ? 2 * K + rk[l] : at[l];
+      finish(i / 2 - 1, fa);
+    }
+    if (i % 2 == 0 && i / 2 < NO) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        best[l] = rm[l];
+        at[l] = rk[l] >= 0 ? rk[l] : static_cast<int>(kNone);
+      }
+    } else if (i % 2 == 1) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l)
+        if (rk[l] >= 0 && take(best[l], rm[l])) {
+          best[l] = rm[l];
+          at[l] = K + rk[l];
+        }
+      if (K == 2) finish(i / 2, at);
+    }
+  }
+  // The right neighbour's codes and dy (lane + CQT: the next output column).
+  uint32_t rcode[NO][NWC];
+  P rgy[NO];
+#pragma unroll
+  for (int i = 0; i < NO; ++i) {
+#pragma unroll
+    for (int w = 0; w < NWC; ++w) rcode[i][w] = __shfl_down_sync(0xffffffffu, code[i][w], CQT);
+    if constexpr (K == 3) {
+#pragma unroll
+      for (int w32 = 0; w32 < static_cast<int>(sizeof(P) / 4); ++w32)
+        reinterpret_cast<uint32_t *>(&rgy[i])[w32] =
+            __shfl_down_sync(0xffffffffu, reinterpret_cast<const uint32_t *>(&gy[i])[w32], CQT);
+    }
+  }
+  if (j == OWW - 1) return;  // a helper column
+  S *dxp = dx + n * g.is[0] + c * g.is[1];
+  auto cd = [](const uint32_t *cw, int l) { return static_cast<int>((cw[l / 4] >> (8 * (l % 4))) & 0xffu); };
+#pragma unroll
+  for (int i = 0; i < RO; ++i) {
+    const int rA = ih0 + 2 * i + K - 2;  // the pair's rows rA, rA + 1
+    C d[4][VEC];                          // (rA, wa), (rA, wb), (rA + 1, wa), (rA + 1, wb)
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+      const C g0 = Storage<S>::template load<C>(gy[i].v[l]);
+      const int c0 = cd(code[i], l);
+      d[0][l] = c0 == (K - 2) * K + K - 2 ? g0 : C(0);
+      d[1][l] = c0 == (K - 2) * K + K - 1 ? g0 : C(0);
+      d[2][l] = c0 == (K - 1) * K + K - 2 ? g0 : C(0);
+      d[3][l] = c0 == (K - 1) * K + K - 1 ? g0 : C(0);
+      if constexpr (K == 3) {
+        const C g1 = Storage<S>::template load<C>(rgy[i].v[l]);
+        const int c1 = cd(rcode[i], l);
+        if (c1 == 3) d[1][l] += g1;
+        if (c1 == 6) d[3][l] += g1;
+        const C g2 = Storage<S>::template load<C>(gy[i + 1].v[l]);
+        const int c2 = cd(code[i + 1], l);
+        if (c2 == 1) d[2][l] += g2;
+        if (c2 == 2) d[3][l] += g2;
+        const C g3 = Storage<S>::template load<C>(rgy[i + 1].v[l]);
+        if (cd(rcode[i + 1], l) == 0) d[3][l] += g3;
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int h = rA + e / 2, w = e % 2 ? wb : wa;
+      if (static_cast<unsigned>(h) < static_cast<unsigned>(H) && static_cast<unsigned>(w) < static_cast<unsigned>(W))
+        store_vec<S, C, VEC>(dxp + h * g.is[3] + w * g.is[4], d[e], alpha, beta);
+    }
+  }
+}
+
+// Floor division by 2 of any int.
+inline int floor2(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
+
+// FREEDNN_POOL_TUNE (for measurements), comma-separated: "oldbwd" (the
+// tiled NHWC max backward instead of the row-strip gather), "halfpack" (the
+// gather with 8-byte halves of the channel vectors per lane: about 80
+// registers and 3 blocks per multiprocessor instead of 128 and 2, but
+// spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60).
+struct PoolTune {
+  bool old_bwd = false, halfpack = false;
+};
+const PoolTune &pool_tune() {
+  static const PoolTune t = [] {
+    PoolTune r;
+    const char *e = std::getenv("FREEDNN_POOL_TUNE");
+    const std::string s = e ? e : "";
+    r.old_bwd = s.find("oldbwd") != std::string::npos;
+    r.halfpack = s.find("halfpack") != std::string::npos;
+    return r;
+  }();
+  return t;
+}
+
+// Launches the NHWC row-strip max backward when it applies (true), else
+// nothing. Lanes take whole 16-byte channel vectors (4 lanes per column:
+// channel vectors a multiple of 4), or 8-byte halves of them where the
+// vector count is only even (or FREEDNN_POOL_TUNE says "halfpack").
+template <class S, class C, int VEC>
+bool launch_max_backward_nhwc_rows(const PoolingArgs &a, Geo g, const S *x, const S *dy, S *dx, C alpha, C beta,
+                                   cudaStream_t stream) {
+  if constexpr ((sizeof(S) != 4 && sizeof(S) != 2) || VEC % 2 != 0) {
+    return false;
+  } else {
+    constexpr int CQT = 4, kRowsRO = 4;
+    const PoolTune &tu = pool_tune();
+    const bool two_d = g.in[0] == 1 && g.out[0] == 1 && g.win[0] == 1 && g.pad[0] == 0;
+    const int K = g.win[1];
+    if (tu.old_bwd || !g.is_max || x == nullptr || !two_d || !g.channels_inner || g.win[2] != K ||
+        (K != 2 && K != 3) || g.str[1] != 2 || g.str[2] != 2 || (g.pad[1] != 0 && g.pad[1] != 1) ||
+        (g.pad[2] != 0 && g.pad[2] != 1) || g.in[1] < 2 || g.in[2] < 2)
+      return false;
+    const bool halves = (tu.halfpack || g.cv % CQT != 0) && g.cv % 2 == 0;
+    const int cvk = halves ? 2 * g.cv : g.cv;  // the kernel's channel vectors
+    if (cvk % CQT != 0) return false;
+    const int RO = kRowsRO;
+    const int oww = 32 / CQT;
+    // Pair columns p_lo..p_hi (and rows) cover every input column (row).
+    const int pw = g.pad[2], ph = g.pad[1];
+    const int p_lo = -floor2(K - 1 - pw), p_hi = floor2(g.in[2] - 1 + pw - K + 2);
+    const int q_lo = -floor2(K - 1 - ph), q_hi = floor2(g.in[1] - 1 + ph - K + 2);
+    const int segs = (p_hi - p_lo + 1 + oww - 2) / (oww - 1), hsegs = (q_hi - q_lo + 1 + RO - 1) / RO;
+    const int64_t warps = a.n * (cvk / CQT) * static_cast<int64_t>(hsegs) * segs;
+    if (segs <= 0 || hsegs <= 0 || warps == 0 || warps >= (int64_t{1} << 31)) return false;
+    g.d_cv = FastDivmod(static_cast<uint32_t>(cvk / CQT));
+    g.d_e2 = FastDivmod(static_cast<uint32_t>(segs));
+    g.d_e1 = FastDivmod(static_cast<uint32_t>(hsegs));
+    const unsigned blocks = static_cast<unsigned>((warps + 7) / 8);
+    const uint32_t wt = static_cast<uint32_t>(warps);
+    auto rows = [&](auto v) {
+      constexpr int V = decltype(v)::value;
+      if (K == 3 && pw == 1)
+        pooling_max_backward_nhwc_rows<3, 1, kRowsRO, CQT, S, C, V>
+            <<<blocks, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, wt, p_lo, q_lo);
+      else if (K == 3)
+        pooling_max_backward_nhwc_rows<3, 0, kRowsRO, CQT, S, C, V>
+            <<<blocks, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, wt, p_lo, q_lo);
+      else if (pw == 1)
+        pooling_max_backward_nhwc_rows<2, 1, kRowsRO, CQT, S, C, V>
+            <<<blocks, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, wt, p_lo, q_lo);
+      else
+        pooling_max_backward_nhwc_rows<2, 0, kRowsRO, CQT, S, C, V>
+            <<<blocks, 256, 0, stream>>>(g, x, dy, dx, alpha, beta, wt, p_lo, q_lo);
+    };
+    constexpr int VH = VEC / 2;
+    if (halves) {
+      rows(std::integral_constant<int, VH>{});
+    } else {
+      rows(std::integral_constant<int, VEC>{});
+    }
+    check_launch("pooling_max_backward_nhwc_rows");
+    return true;
+  }
+}
+
 // Sets the thread index space: n x cv x e0 x e1 x e2.
 uint32_t set_space(Geo &g, int n, const int *e) {
   for (int k = 0; k < 3; ++k) g.ext[k] = e[k];
@@ -970,6 +1274,9 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
     const uint32_t total = set_space(g, n, e);
     if (total == 0) return;
     if constexpr (VEC > 1) {
+      // Channels innermost, max, a square 2x2 or 3x3 window of stride 2: the
+      // row-strip gather (no shared memory, every dx written once).
+      if (launch_max_backward_nhwc_rows<S, C, VEC>(a, g, x, dy, dx, alpha, beta, stream)) return;
       // Channels innermost, max, a square 2x2 or 3x3 window: the tiled kernel
       // (each window's maximum found once, not once per block it touches).
       if (g.is_max && g.channels_inner && x != nullptr && square && n < 65536) {

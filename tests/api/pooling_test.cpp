@@ -302,6 +302,36 @@ TEST(PoolingBackward, MaxNhwcTiles) {
   }
 }
 
+// Max backward, 2x2 / 3x3 windows of stride 2 with paddings 0 or 1 chosen
+// per dimension, packed NHWC with an even number of 16-byte channel
+// vectors: the CUDA engine's row-strip gather (lane columns of 4 channel
+// vectors, or of their 8-byte halves when the count is not a multiple of 4;
+// strips of 4 pair rows, warps' helper
+// columns, the pair row and column before the first for padding 0 with 3x3
+// windows, odd extents).
+TEST(PoolingBackward, MaxNhwcRowStrips) {
+  EngineHandles hs;
+  Rng rng(test_seed(306));
+  const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16};
+  for (int k = 0; k < 9; ++k) {
+    const cudnnDataType_t dt = types[k % 3];
+    const int64_t vec = dt == CUDNN_DATA_FLOAT ? 4 : 8;
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = rng.coin();
+    const int w = k < 6 ? 3 : 2;
+    p.window = {w, w};
+    p.padding = {static_cast<int>(rng.integer(0, 1)), static_cast<int>(rng.integer(0, 1))};
+    p.stride = {2, 2};
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), vec * 2 * rng.integer(1, 6), rng.integer(3, 23),
+                                        rng.integer(3, 45)};
+    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+                       [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
+                       "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
+                           std::to_string(p.padding[1]));
+  }
+}
+
 // 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
 // `cases` problems, the first `nchw_cases` NCHW-like (rows with gaps), the
 // rest NHWC; modes drawn from `modes`.

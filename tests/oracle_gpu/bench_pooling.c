@@ -31,6 +31,9 @@ static void run_ctx(void *c) { run((Ctx *)c); }
 
 static void bench_case(const char *name, cudnnDataType_t t, cudnnPoolingMode_t mode, const int *xd, int nhwc, int win,
                        int pad, int str) {
+  /* BENCH_ONLY=<substring>: only the cases whose name contains it. */
+  const char *only = getenv("BENCH_ONLY");
+  if (only != NULL && *only != '\0' && strstr(name, only) == NULL) return;
   cudnnPoolingDescriptor_t p;
   DNN_OK(cudnnCreatePoolingDescriptor(&p));
   DNN_OK(cudnnSetPooling2dDescriptor(p, mode, CUDNN_NOT_PROPAGATE_NAN, win, win, pad, pad, str, str));
