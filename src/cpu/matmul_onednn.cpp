@@ -7,8 +7,19 @@
 //
 // Threads: oneDNN's OpenMP team is sized to the caller's pool for each call
 // (one thread when the fusion engine runs tiles in parallel). Each call uses
-// its own stream, so one plan serves concurrent callers.
+// its own stream and its own scratchpad, so one plan serves concurrent
+// callers (cpu.fusion.runtime runs one plan on several tiles at once). The
+// scratchpad cannot be oneDNN's own: libdnnl 2.x built without
+// DNNL_ENABLE_CONCURRENT_EXEC gives the brgemm matmul one scratchpad per
+// primitive, made with it, where each call packs its B; calls running at
+// once overwrote each other's copy (issue 5: some tiles wrong). The plan
+// asks for a user scratchpad instead and passes a buffer of the calling
+// thread's.
 #ifdef FREEDNN_WITH_ONEDNN
+#include <cstdlib>
+#include <memory>
+#include <unordered_map>
+
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/matmul_support.hpp"
@@ -37,7 +48,11 @@ class Plan final : public ExecutionPlan {
     a_ = user_desc(g.tensor(op.a));
     b_ = user_desc(g.tensor(op.b));
     c_ = user_desc(g.tensor(op.c));
-    prim_ = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_, b_, c_), dnnl_cpu()));
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_, b_, c_), attr, dnnl_cpu());
+    scratchpad_ = pd.scratchpad_desc();
+    prim_ = dnnl::matmul(pd);
   }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
@@ -49,9 +64,12 @@ class Plan final : public ExecutionPlan {
     try {
       OmpThreads threads(ctx.pool != nullptr ? ctx.pool->size() : 1);
       dnnl::stream strm(dnnl_cpu());
-      prim_.execute(strm, {{DNNL_ARG_SRC, memory(a_, dnnl_cpu(), a)},
-                           {DNNL_ARG_WEIGHTS, memory(b_, dnnl_cpu(), b)},
-                           {DNNL_ARG_DST, memory(c_, dnnl_cpu(), c)}});
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(a_, dnnl_cpu(), a)},
+                                           {DNNL_ARG_WEIGHTS, memory(b_, dnnl_cpu(), b)},
+                                           {DNNL_ARG_DST, memory(c_, dnnl_cpu(), c)}};
+      if (const size_t bytes = scratchpad_.get_size(); bytes > 0)
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad_, dnnl_cpu(), thread_scratchpad(bytes)));
+      prim_.execute(strm, args);
       strm.wait();
     } catch (const dnnl::error &e) {
       fail(CUDNN_STATUS_EXECUTION_FAILED, engine().name(), ": oneDNN: ", e.what());
@@ -59,7 +77,25 @@ class Plan final : public ExecutionPlan {
   }
 
  private:
-  memory::desc a_, b_, c_;
+  // The calling thread's scratchpad, at least `bytes`, kept for its next
+  // call (as oneDNN keeps its global one per thread). One call at a time
+  // per thread uses it: execute() returns only when oneDNN is done.
+  static void *thread_scratchpad(size_t bytes) {
+    struct Free {
+      void operator()(void *p) const { std::free(p); }
+    };
+    thread_local std::unique_ptr<void, Free> buffer;
+    thread_local size_t capacity = 0;
+    if (bytes > capacity) {
+      const size_t size = (bytes + 4095) / 4096 * 4096;
+      buffer.reset(std::aligned_alloc(4096, size));
+      if (!buffer) fail(CUDNN_STATUS_ALLOC_FAILED, "cpu.matmul.onednn: no memory for a ", size, "-byte scratchpad");
+      capacity = size;
+    }
+    return buffer.get();
+  }
+
+  memory::desc a_, b_, c_, scratchpad_;
   dnnl::matmul prim_;
 };
 
