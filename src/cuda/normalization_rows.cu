@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/cuda_util.hpp"
 #include "cuda/normalization_rows_args.hpp"
@@ -65,17 +66,18 @@ __device__ inline void st(void *p, int64_t o, C v) {
 
 // Mean and 1/std of set k from the given statistics (inference, backward
 // with saved statistics).
-template <class C>
+// P: the statistics' type (C's but for the mixed-type problems).
+template <class P, class C>
 __device__ inline void given_stats(const RowsArgs &a, int64_t k, C &mean, C &inv) {
-  mean = a.rms ? C(0) : ld<C>(a.stat[kRMean], set_offset(a.kd, a.stat_stride[kRMean], k));
-  inv = a.var_given ? C(1) / sqrt(ld<C>(a.stat[kRVar], set_offset(a.kd, a.stat_stride[kRVar], k)) + C(a.epsilon))
-                    : ld<C>(a.stat[kRInv], set_offset(a.kd, a.stat_stride[kRInv], k));
+  mean = a.rms ? C(0) : C(ld<P>(a.stat[kRMean], set_offset(a.kd, a.stat_stride[kRMean], k)));
+  inv = a.var_given ? C(1) / sqrt(C(ld<P>(a.stat[kRVar], set_offset(a.kd, a.stat_stride[kRVar], k))) + C(a.epsilon))
+                    : C(ld<P>(a.stat[kRInv], set_offset(a.kd, a.stat_stride[kRInv], k)));
 }
 
 // Mean, 1/std and variance of set k from its sums s and q of x - shift and
 // of its squares; forward training writes the statistics outputs (`writer`:
 // one thread per set).
-template <class C>
+template <class P, class C>
 __device__ inline void finish_stats(const RowsArgs &a, int64_t k, C shift, C s, C q, bool writer, C &mean, C &inv) {
   const C D = static_cast<C>(a.width);
   const C dm = s / D;
@@ -83,22 +85,22 @@ __device__ inline void finish_stats(const RowsArgs &a, int64_t k, C shift, C s, 
   mean = a.rms ? C(0) : shift + dm;
   inv = C(1) / sqrt(var + C(a.epsilon));
   if (!a.training || a.backward || !writer) return;
-  if (a.stat[kRMean]) st<C>(a.stat[kRMean], set_offset(a.kd, a.stat_stride[kRMean], k), mean);
-  if (a.stat[kRInv]) st<C>(a.stat[kRInv], set_offset(a.kd, a.stat_stride[kRInv], k), inv);
+  if (a.stat[kRMean]) st<P>(a.stat[kRMean], set_offset(a.kd, a.stat_stride[kRMean], k), P(mean));
+  if (a.stat[kRInv]) st<P>(a.stat[kRInv], set_offset(a.kd, a.stat_stride[kRInv], k), P(inv));
   const C f = C(a.factor);
   if (a.stat[kRRmIn])
-    st<C>(a.stat[kRRmOut], set_offset(a.kd, a.stat_stride[kRRmOut], k),
-          (C(1) - f) * ld<C>(a.stat[kRRmIn], set_offset(a.kd, a.stat_stride[kRRmIn], k)) + f * mean);
+    st<P>(a.stat[kRRmOut], set_offset(a.kd, a.stat_stride[kRRmOut], k),
+          P((C(1) - f) * C(ld<P>(a.stat[kRRmIn], set_offset(a.kd, a.stat_stride[kRRmIn], k))) + f * mean));
   if (a.stat[kRRvIn])
-    st<C>(a.stat[kRRvOut], set_offset(a.kd, a.stat_stride[kRRvOut], k),
-          (C(1) - f) * ld<C>(a.stat[kRRvIn], set_offset(a.kd, a.stat_stride[kRRvIn], k)) + f * var * C(a.unbias));
+    st<P>(a.stat[kRRvOut], set_offset(a.kd, a.stat_stride[kRRvOut], k),
+          P((C(1) - f) * C(ld<P>(a.stat[kRRvIn], set_offset(a.kd, a.stat_stride[kRRvIn], k))) + f * var * C(a.unbias)));
 }
 
 // Mean and 1/std of row k: given, or from the row's sums (written out in training).
-template <class S, class C>
+template <class S, class P, class C>
 __device__ inline void row_stats(const RowsArgs &a, int64_t k, const S *xr, C &mean, C &inv) {
   if (a.stats_given) {
-    given_stats<C>(a, k, mean, inv);
+    given_stats<P, C>(a, k, mean, inv);
     return;
   }
   const C shift = a.rms ? C(0) : Storage<S>::template load<C>(xr[0]);
@@ -109,7 +111,7 @@ __device__ inline void row_stats(const RowsArgs &a, int64_t k, const S *xr, C &m
     q += v * v;
   }
   block_sum2(s, q);
-  finish_stats<C>(a, k, shift, s, q, threadIdx.x == 0, mean, inv);
+  finish_stats<P, C>(a, k, shift, s, q, threadIdx.x == 0, mean, inv);
 }
 
 template <class S, class C>
@@ -205,7 +207,7 @@ __device__ inline void column_stats(const RowsArgs &a, const ColumnTile &ct, con
                                     C &mean, C &inv) {
   if (a.stats_given) {
     mean = C(0), inv = C(1);
-    if (ct.live) given_stats<C>(a, ct.k, mean, inv);
+    if (ct.live) given_stats<C, C>(a, ct.k, mean, inv);
     return;
   }
   const C shift = column_shift<S, C>(a, ct, x);
@@ -215,7 +217,7 @@ __device__ inline void column_stats(const RowsArgs &a, const ColumnTile &ct, con
   } else if (ct.live) {
     for (int64_t j = 0; j < a.segments; ++j) s += sp[(j * a.rows + ct.k) * 2], q += sp[(j * a.rows + ct.k) * 2 + 1];
   }
-  finish_stats<C>(a, ct.k, shift, s, q, writer && ct.live && threadIdx.y == 0, mean, inv);
+  finish_stats<C, C>(a, ct.k, shift, s, q, writer && ct.live && threadIdx.y == 0, mean, inv);
 }
 
 // Work items of the column form: (tile, segment), segment fastest.
@@ -237,10 +239,11 @@ __global__ void __launch_bounds__(1024) columns_partial_stats(RowsArgs a, C *sp)
 
 // y over each item's positions; statistics from sp (several segments) or
 // from the whole set (one segment).
-template <class S, class C>
+// O: y's type (x's but for the mixed-type problems).
+template <class S, class O, class C>
 __global__ void __launch_bounds__(1024) columns_forward(RowsArgs a, const C *sp) {
   const S *x = static_cast<const S *>(a.x);
-  S *y = static_cast<S *>(a.y);
+  O *y = static_cast<O *>(a.y);
   const C *scale = static_cast<const C *>(a.param[kRScale]), *bias = static_cast<const C *>(a.param[kRBias]);
   const C alpha = C(a.alpha), beta = C(a.beta);
   const int64_t ctiles = (a.channels + 31) / 32, items = column_items(a, ctiles);
@@ -265,7 +268,7 @@ __global__ void __launch_bounds__(1024) columns_forward(RowsArgs a, const C *sp)
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         const int64_t j = i + u * step;
-        if (j < r.i1) store_blend<S, C>(y + ct.off + j * a.col_stride, sa * v[u] + sb, alpha, beta);
+        if (j < r.i1) store_blend<O, C>(y + ct.off + j * a.col_stride, sa * v[u] + sb, alpha, beta);
       }
     }
   }
@@ -273,15 +276,16 @@ __global__ void __launch_bounds__(1024) columns_forward(RowsArgs a, const C *sp)
 
 // sum(dy) and sum(dy xhat) over the positions r of the thread's set, over
 // the block's warps (all threads call it: it syncs).
-template <class S, class C>
+template <class S, class G, class C>
 __device__ inline void column_grad_sums(const RowsArgs &a, const ColumnTile &ct, Segment r, C mean, C inv, C &sh,
                                         C &shx) {
-  const S *x = static_cast<const S *>(a.x), *dy = static_cast<const S *>(a.dy);
+  const S *x = static_cast<const S *>(a.x);
+  const G *dy = static_cast<const G *>(a.dy);
   sh = 0, shx = 0;
   if (ct.live)
     for (int64_t i = r.i0 + threadIdx.y; i < r.i1; i += blockDim.y) {
       const int64_t o = ct.off + i * a.col_stride;
-      const C xh = (Storage<S>::template load<C>(x[o]) - mean) * inv, g = Storage<S>::template load<C>(dy[o]);
+      const C xh = (Storage<S>::template load<C>(x[o]) - mean) * inv, g = Storage<G>::template load<C>(dy[o]);
       sh += g;
       shx += g * xh;
     }
@@ -290,7 +294,7 @@ __device__ inline void column_grad_sums(const RowsArgs &a, const ColumnTile &ct,
 
 // Several segments: each item's partial sum(dy), sum(dy xhat) into gp
 // ([segments][rows][2]).
-template <class S, class C>
+template <class S, class G, class C>
 __global__ void __launch_bounds__(1024) columns_partial_grads(RowsArgs a, const C *sp, C *gp) {
   const S *x = static_cast<const S *>(a.x);
   const int64_t ctiles = (a.channels + 31) / 32, items = column_items(a, ctiles);
@@ -299,7 +303,7 @@ __global__ void __launch_bounds__(1024) columns_partial_grads(RowsArgs a, const 
     const ColumnTile ct = column_tile(a, it / a.segments, ctiles);
     C mean, inv, sh, shx;
     column_stats<S, C>(a, ct, x, sp, false, mean, inv);
-    column_grad_sums<S, C>(a, ct, segment(a, seg), mean, inv, sh, shx);
+    column_grad_sums<S, G, C>(a, ct, segment(a, seg), mean, inv, sh, shx);
     if (ct.live && threadIdx.y == 0) gp[(seg * a.rows + ct.k) * 2] = sh, gp[(seg * a.rows + ct.k) * 2 + 1] = shx;
   }
 }
@@ -307,10 +311,11 @@ __global__ void __launch_bounds__(1024) columns_partial_grads(RowsArgs a, const 
 // dx over each item's positions; the gradient sums from gp (several
 // segments) or from the whole set (one segment). Parameter partials per set
 // as in rows_backward's instance-norm case ([rows][2]: sum(dy xhat), sum(dy)).
-template <class S, class C>
+template <class S, class G, class O, class C>
 __global__ void __launch_bounds__(1024) columns_backward(RowsArgs a, C *part, const C *sp, const C *gp) {
-  const S *x = static_cast<const S *>(a.x), *dy = static_cast<const S *>(a.dy);
-  S *dx = static_cast<S *>(a.dx);
+  const S *x = static_cast<const S *>(a.x);
+  const G *dy = static_cast<const G *>(a.dy);
+  O *dx = static_cast<O *>(a.dx);
   const C *scale = static_cast<const C *>(a.param[kRScale]);
   const C alpha = C(a.alpha), beta = C(a.beta), D = static_cast<C>(a.width);
   const int64_t ctiles = (a.channels + 31) / 32, items = column_items(a, ctiles);
@@ -320,7 +325,7 @@ __global__ void __launch_bounds__(1024) columns_backward(RowsArgs a, C *part, co
     C mean, inv, sh = 0, shx = 0;
     column_stats<S, C>(a, ct, x, sp, false, mean, inv);
     if (gp == nullptr) {
-      column_grad_sums<S, C>(a, ct, Segment{0, a.width}, mean, inv, sh, shx);
+      column_grad_sums<S, G, C>(a, ct, Segment{0, a.width}, mean, inv, sh, shx);
     } else if (ct.live) {
       for (int64_t j = 0; j < a.segments; ++j) sh += gp[(j * a.rows + ct.k) * 2], shx += gp[(j * a.rows + ct.k) * 2 + 1];
     }
@@ -331,35 +336,37 @@ __global__ void __launch_bounds__(1024) columns_backward(RowsArgs a, C *part, co
     const Segment r = segment(a, seg);
     for (int64_t i = r.i0 + threadIdx.y; i < r.i1; i += blockDim.y) {
       const int64_t o = ct.off + i * a.col_stride;
-      const C xh = (Storage<S>::template load<C>(x[o]) - mean) * inv, g = Storage<S>::template load<C>(dy[o]);
-      store_blend<S, C>(dx + o, inv * (sc * g - mh - xh * mhx), alpha, beta);
+      const C xh = (Storage<S>::template load<C>(x[o]) - mean) * inv, g = Storage<G>::template load<C>(dy[o]);
+      store_blend<O, C>(dx + o, inv * (sc * g - mh - xh * mhx), alpha, beta);
     }
   }
 }
 
-// S: x's type, O: y's (x's but for the mixed-type problems).
-template <class S, class O, class C>
+// S: x's type, O: y's, P: scale's, bias' and the statistics' (x's and C's
+// but for the mixed-type problems). y's rows start at its own offsets
+// (out_stride).
+template <class S, class O, class P, class C>
 __global__ void __launch_bounds__(1024) rows_forward(RowsArgs a) {
   const S *x = static_cast<const S *>(a.x);
   O *y = static_cast<O *>(a.y);
-  const C *scale = static_cast<const C *>(a.param[kRScale]), *bias = static_cast<const C *>(a.param[kRBias]);
+  const P *scale = static_cast<const P *>(a.param[kRScale]), *bias = static_cast<const P *>(a.param[kRBias]);
   const C alpha = C(a.alpha), beta = C(a.beta);
   for (int64_t k = blockIdx.x; k < a.rows; k += gridDim.x) {
     const int64_t off = set_offset(a.kd, a.x_stride, k);
     const S *xr = x + off;
-    O *yr = y + off;
+    O *yr = y + set_offset(a.kd, a.out_stride, k);
     C mean, inv;
-    row_stats<S, C>(a, k, xr, mean, inv);
+    row_stats<S, P, C>(a, k, xr, mean, inv);
     if (a.per_channel) {
       const int64_t c = k % a.channels;
-      const C sa = (scale ? scale[c * a.param_stride[kRScale]] : C(1)) * inv;
-      const C sb = (bias ? bias[c * a.param_stride[kRBias]] : C(0)) - sa * mean;
+      const C sa = (scale ? C(scale[c * a.param_stride[kRScale]]) : C(1)) * inv;
+      const C sb = (bias ? C(bias[c * a.param_stride[kRBias]]) : C(0)) - sa * mean;
       for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x)
         store_blend<O, C>(yr + i, sa * Storage<S>::template load<C>(xr[i]) + sb, alpha, beta);
     } else {
       for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
-        const C v = (scale ? scale[i] : C(1)) * ((Storage<S>::template load<C>(xr[i]) - mean) * inv) +
-                    (bias ? bias[i] : C(0));
+        const C v = (scale ? C(scale[i]) : C(1)) * ((Storage<S>::template load<C>(xr[i]) - mean) * inv) +
+                    (bias ? C(bias[i]) : C(0));
         store_blend<O, C>(yr + i, v, alpha, beta);
       }
     }
@@ -368,13 +375,15 @@ __global__ void __launch_bounds__(1024) rows_forward(RowsArgs a) {
 
 // Workspace: layer / RMS: [blocks][2][width] (dy * xhat, dy) per block;
 // instance: [rows][2].
-// S: x's type, G: dy's, O: dx's (all x's but for the mixed-type problems).
-template <class S, class G, class O, class C>
+// S: x's type, G: dy's, O: dx's, P: scale's and the statistics' (x's and
+// C's but for the mixed-type problems). dy's and dx's rows start at their own
+// offsets (grad_stride, out_stride).
+template <class S, class G, class O, class P, class C>
 __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
   const S *x = static_cast<const S *>(a.x);
   const G *dy = static_cast<const G *>(a.dy);
   O *dx = static_cast<O *>(a.dx);
-  const C *scale = static_cast<const C *>(a.param[kRScale]);
+  const P *scale = static_cast<const P *>(a.param[kRScale]);
   const bool params = a.param_grads;
   const C alpha = C(a.alpha), beta = C(a.beta), D = static_cast<C>(a.width);
   C *mine = part + static_cast<int64_t>(blockIdx.x) * 2 * a.width;
@@ -382,11 +391,11 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
   for (int64_t k = blockIdx.x; k < a.rows; k += gridDim.x) {
     const int64_t off = set_offset(a.kd, a.x_stride, k);
     const S *xr = x + off;
-    const G *gr = dy + off;
-    O *dr = dx + off;
+    const G *gr = dy + set_offset(a.kd, a.grad_stride, k);
+    O *dr = dx + set_offset(a.kd, a.out_stride, k);
     C mean, inv;
-    row_stats<S, C>(a, k, xr, mean, inv);
-    const C sc = a.per_channel ? scale[(k % a.channels) * a.param_stride[kRScale]] : C(0);
+    row_stats<S, P, C>(a, k, xr, mean, inv);
+    const C sc = a.per_channel ? C(scale[(k % a.channels) * a.param_stride[kRScale]]) : C(0);
     C sh = 0, shx = 0;  // per channel: sum(dy), sum(dy xhat); per position: sum(h), sum(h xhat)
     for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
       const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<G>::template load<C>(gr[i]);
@@ -394,7 +403,7 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
         sh += g;
         shx += g * xh;
       } else {
-        const C h = scale[i] * g;
+        const C h = C(scale[i]) * g;
         sh += h;
         shx += h * xh;
         if (params) {
@@ -412,7 +421,7 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
     const C mh = a.rms ? C(0) : sh / D, mhx = shx / D;
     for (int64_t i = threadIdx.x; i < a.width; i += blockDim.x) {
       const C xh = (Storage<S>::template load<C>(xr[i]) - mean) * inv, g = Storage<G>::template load<C>(gr[i]);
-      const C h = (a.per_channel ? sc : scale[i]) * g;
+      const C h = (a.per_channel ? sc : C(scale[i])) * g;
       store_blend<O, C>(dr + i, inv * (h - mh - xh * mhx), alpha, beta);
     }
   }
@@ -420,7 +429,7 @@ __global__ void __launch_bounds__(1024) rows_backward(RowsArgs a, C *part) {
 
 // dscale / dbias: per position over the blocks' partials (layer / RMS), or
 // per channel over n (instance), in order; blended with alpha_p / beta_p.
-template <class C>
+template <class P, class C>
 __global__ void rows_param_finalize(RowsArgs a, const C *part, int parts) {
   const int64_t n_out = a.per_channel ? a.channels : a.width;
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -434,8 +443,8 @@ __global__ void rows_param_finalize(RowsArgs a, const C *part, int parts) {
   const C ap = C(a.alpha_p), bp = C(a.beta_p);
   const int64_t o0 = a.per_channel ? i * a.param_stride[kRDscale] : i;
   const int64_t o1 = a.per_channel ? i * a.param_stride[kRDbias] : i;
-  if (C *ds = static_cast<C *>(a.param[kRDscale])) ds[o0] = bp != C(0) ? ap * s0 + bp * ds[o0] : ap * s0;
-  if (C *db = static_cast<C *>(a.param[kRDbias])) db[o1] = bp != C(0) ? ap * s1 + bp * db[o1] : ap * s1;
+  if (P *ds = static_cast<P *>(a.param[kRDscale])) ds[o0] = P(bp != C(0) ? ap * s0 + bp * C(ds[o0]) : ap * s0);
+  if (P *db = static_cast<P *>(a.param[kRDbias])) db[o1] = P(bp != C(0) ? ap * s1 + bp * C(db[o1]) : ap * s1);
 }
 
 // The column form's workspace after the parameter partials: the statistics
@@ -454,7 +463,8 @@ void column_partials(const RowsArgs &a, void *workspace, const C **sp_out, C **g
   if (a.backward) *gp_out = p;
 }
 
-template <class S, class C>
+// S: x's type, G: dy's, O: y's / dx's (x's but for the mixed-type problems).
+template <class S, class G, class O, class C>
 void run_columns(const RowsArgs &a, void *workspace, cudaStream_t s) {
   const dim3 block(32, static_cast<unsigned>(a.threads / 32));
   const C *sp;
@@ -465,84 +475,130 @@ void run_columns(const RowsArgs &a, void *workspace, cudaStream_t s) {
     check_launch("normalization columns statistics");
   }
   if (!a.backward) {
-    columns_forward<S, C><<<a.blocks, block, 0, s>>>(a, sp);
+    columns_forward<S, O, C><<<a.blocks, block, 0, s>>>(a, sp);
     check_launch("normalization columns forward");
     return;
   }
   if (gp != nullptr) {
-    columns_partial_grads<S, C><<<a.blocks, block, 0, s>>>(a, sp, gp);
+    columns_partial_grads<S, G, C><<<a.blocks, block, 0, s>>>(a, sp, gp);
     check_launch("normalization columns gradient sums");
   }
-  columns_backward<S, C><<<a.blocks, block, 0, s>>>(a, static_cast<C *>(workspace), sp, gp);
+  columns_backward<S, G, O, C><<<a.blocks, block, 0, s>>>(a, static_cast<C *>(workspace), sp, gp);
   check_launch("normalization columns backward");
 }
 
 // The parameter gradients' pass (backward with dscale / dbias).
-template <class C>
+template <class P, class C>
 void finish_params(const RowsArgs &a, void *workspace, cudaStream_t s) {
   if (!a.backward || !a.param_grads) return;
   const int64_t n_out = a.per_channel ? a.channels : a.width;
-  rows_param_finalize<C><<<static_cast<unsigned>((n_out + 255) / 256), 256, 0, s>>>(a, static_cast<C *>(workspace),
-                                                                                    a.blocks);
+  rows_param_finalize<P, C><<<static_cast<unsigned>((n_out + 255) / 256), 256, 0, s>>>(
+      a, static_cast<C *>(workspace), a.blocks);
   check_launch("normalization rows parameter gradients");
 }
 
 template <class S, class C>
 void run(const RowsArgs &a, void *workspace, cudaStream_t s) {
   if (a.columns) {
-    run_columns<S, C>(a, workspace, s);
+    run_columns<S, S, S, C>(a, workspace, s);
   } else if (!a.backward) {
-    rows_forward<S, S, C><<<a.blocks, a.threads, 0, s>>>(a);
+    rows_forward<S, S, C, C><<<a.blocks, a.threads, 0, s>>>(a);
     check_launch("normalization rows forward");
     return;
   } else {
-    rows_backward<S, S, S, C><<<a.blocks, a.threads, 0, s>>>(a, static_cast<C *>(workspace));
+    rows_backward<S, S, S, C, C><<<a.blocks, a.threads, 0, s>>>(a, static_cast<C *>(workspace));
     check_launch("normalization rows backward");
   }
-  finish_params<C>(a, workspace, s);
+  finish_params<C, C>(a, workspace, s);
 }
 
-// Mixed types (rows form only, float compute): x S, dy G, y / dx O, each
-// FLOAT, HALF or BFLOAT16 (the frontends' graphs: virtual FLOAT tensors next
-// to HALF / BFLOAT16 ones).
+// Mixed types (see normalization_rows_args.hpp): x S, dy G, y / dx O.
+// Float compute: each FLOAT, HALF or BFLOAT16, statistics FLOAT (rows form;
+// column form with G == S). Double compute: each of the four types, G == S,
+// statistics DOUBLE (or FLOAT with DOUBLE data throughout), rows form.
 template <class T>
 struct TypeTag {
   using type = T;
 };
-template <class F>
-void pick_float_family(cudnnDataType_t t, F &&f) {
+template <bool kWithDouble, class F>
+void pick_type(cudnnDataType_t t, F &&f) {
   switch (t) {
     case CUDNN_DATA_FLOAT: f(TypeTag<float>{}); break;
     case CUDNN_DATA_HALF: f(TypeTag<half_bits>{}); break;
     case CUDNN_DATA_BFLOAT16: f(TypeTag<bf16_bits>{}); break;
+    case CUDNN_DATA_DOUBLE:
+      if constexpr (kWithDouble) {
+        f(TypeTag<double>{});
+        break;
+      }
+      [[fallthrough]];
     default: fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: unexpected mixed data type");
   }
 }
 
-void run_mixed(const RowsArgs &a, void *workspace, cudaStream_t s) {
-  pick_float_family(a.data_type, [&](auto xs) {
+void run_mixed_float(const RowsArgs &a, void *workspace, cudaStream_t s) {
+  pick_type<false>(a.data_type, [&](auto xs) {
     using S = typename decltype(xs)::type;
-    pick_float_family(a.out_type, [&](auto os) {
+    pick_type<false>(a.out_type, [&](auto os) {
       using O = typename decltype(os)::type;
+      if (a.columns) {
+        if (a.grad_type != a.data_type) fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: dy's type");
+        run_columns<S, S, O, float>(a, workspace, s);
+        return;
+      }
       if (!a.backward) {
-        rows_forward<S, O, float><<<a.blocks, a.threads, 0, s>>>(a);
+        rows_forward<S, O, float, float><<<a.blocks, a.threads, 0, s>>>(a);
         check_launch("normalization rows forward (mixed types)");
         return;
       }
-      pick_float_family(a.grad_type, [&](auto gs) {
+      pick_type<false>(a.grad_type, [&](auto gs) {
         using G = typename decltype(gs)::type;
-        rows_backward<S, G, O, float><<<a.blocks, a.threads, 0, s>>>(a, static_cast<float *>(workspace));
+        rows_backward<S, G, O, float, float><<<a.blocks, a.threads, 0, s>>>(a, static_cast<float *>(workspace));
         check_launch("normalization rows backward (mixed types)");
       });
     });
   });
-  finish_params<float>(a, workspace, s);
+  finish_params<float, float>(a, workspace, s);
+}
+
+template <class P>
+void run_mixed_double(const RowsArgs &a, void *workspace, cudaStream_t s) {
+  if (a.columns || (a.backward && a.grad_type != a.data_type))
+    fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: unexpected double-compute mix");
+  if constexpr (std::is_same_v<P, float>) {
+    // FLOAT statistics: DOUBLE data throughout (the engine's check).
+    if (a.data_type != CUDNN_DATA_DOUBLE || a.out_type != CUDNN_DATA_DOUBLE)
+      fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.normalization.rows: FLOAT statistics with non-DOUBLE data");
+    if (!a.backward) {
+      rows_forward<double, double, float, double><<<a.blocks, a.threads, 0, s>>>(a);
+    } else {
+      rows_backward<double, double, double, float, double>
+          <<<a.blocks, a.threads, 0, s>>>(a, static_cast<double *>(workspace));
+    }
+    check_launch("normalization rows (double data, float statistics)");
+    finish_params<float, double>(a, workspace, s);
+    return;
+  }
+  pick_type<true>(a.data_type, [&](auto xs) {
+    using S = typename decltype(xs)::type;
+    pick_type<true>(a.out_type, [&](auto os) {
+      using O = typename decltype(os)::type;
+      if (!a.backward) {
+        rows_forward<S, O, P, double><<<a.blocks, a.threads, 0, s>>>(a);
+        check_launch("normalization rows forward (double compute, mixed types)");
+      } else {
+        rows_backward<S, S, O, P, double><<<a.blocks, a.threads, 0, s>>>(a, static_cast<double *>(workspace));
+        check_launch("normalization rows backward (double compute, mixed types)");
+      }
+    });
+  });
+  finish_params<P, double>(a, workspace, s);
 }
 
 }  // namespace
 
 size_t normalization_rows_workspace_bytes(const RowsArgs &a) {
-  const size_t c = a.data_type == CUDNN_DATA_DOUBLE ? 8 : 4;
+  const size_t c = a.compute_double ? 8 : 4;
   size_t n = 0;
   if (a.backward && a.param_grads)
     n += a.per_channel ? static_cast<size_t>(2 * a.rows) : static_cast<size_t>(2 * a.blocks) * static_cast<size_t>(a.width);
@@ -555,7 +611,14 @@ size_t normalization_rows_workspace_bytes(const RowsArgs &a) {
 
 void launch_normalization_rows(const RowsArgs &a, void *workspace, void *stream) {
   const cudaStream_t s = as_stream(stream);
-  if (a.out_type != a.data_type || a.grad_type != a.data_type) return run_mixed(a, workspace, s);
+  const bool dbl = a.data_type == CUDNN_DATA_DOUBLE;
+  const bool same = a.out_type == a.data_type && a.grad_type == a.data_type && a.compute_double == dbl &&
+                    a.side_type == (dbl ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT);
+  if (!same) {
+    if (!a.compute_double) return run_mixed_float(a, workspace, s);
+    if (a.side_type == CUDNN_DATA_DOUBLE) return run_mixed_double<double>(a, workspace, s);
+    return run_mixed_double<float>(a, workspace, s);
+  }
   switch (a.data_type) {
     case CUDNN_DATA_FLOAT: return run<float, float>(a, workspace, s);
     case CUDNN_DATA_DOUBLE: return run<double, double>(a, workspace, s);

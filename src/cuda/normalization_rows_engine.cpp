@@ -22,20 +22,58 @@
 namespace fdnn::cuda {
 namespace {
 
-bool float_family(cudnnDataType_t t) {
-  return t == CUDNN_DATA_FLOAT || t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16;
-}
+// The data operands' types and the statistics' / parameters' type, and
+// whether they are the same-type problem (x's type throughout, FLOAT or
+// DOUBLE statistics after it) or a mix the kernels take (see
+// normalization_rows_args.hpp): float compute with FLOAT, HALF, BFLOAT16 data
+// and FLOAT statistics; double compute (any DOUBLE operand) with any of the
+// four data types, dy in x's type, DOUBLE statistics (FLOAT ones only with
+// DOUBLE data throughout).
+struct Types {
+  bool mixed = false, compute_double = false;
+  cudnnDataType_t side = CUDNN_DATA_FLOAT;
+};
 
-// Data operands of differing types the mixed kernels take (see check_rows).
-bool mixed_float_operands(const graph::Graph &g, const graph::NormalizationOp &op) {
+Support check_types(const graph::Graph &g, const graph::NormalizationOp &op, Types *out) {
   const graph::Tensor &x = g.tensor(op.x);
-  if (!float_family(x.dtype) || normalization_computes_in_double(op)) return false;
+  if (!normop::data_type_ok(x.dtype)) return Support::no("x's type");
+  bool any_double = x.dtype == CUDNN_DATA_DOUBLE, all_double = any_double, same = true;
   for (graph::Uid u : {op.y, op.dy, op.dx}) {
     if (u == graph::kNoTensor) continue;
-    const graph::Tensor &t = g.tensor(u);
-    if (!float_family(t.dtype) || t.strides != x.strides) return false;
+    const cudnnDataType_t t = g.tensor(u).dtype;
+    if (!normop::data_type_ok(t)) return Support::no("a data tensor's type");
+    any_double |= t == CUDNN_DATA_DOUBLE;
+    all_double &= t == CUDNN_DATA_DOUBLE;
+    same &= t == x.dtype;
   }
-  return true;
+  bool have_side = false;
+  cudnnDataType_t side = CUDNN_DATA_FLOAT;
+  const std::array<graph::Uid, 7> stats = normop::stat_uids(op);
+  std::vector<graph::Uid> sides(stats.begin(), stats.end());
+  for (graph::Uid u : {op.scale, op.bias, op.dscale, op.dbias}) sides.push_back(u);
+  for (graph::Uid u : sides) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
+    if (t.dtype != CUDNN_DATA_FLOAT && t.dtype != CUDNN_DATA_DOUBLE) return Support::no("statistics / parameter type");
+    if (have_side && t.dtype != side) return Support::no("statistics / parameters mix FLOAT and DOUBLE");
+    have_side = true;
+    side = t.dtype;
+  }
+  Types r;
+  const bool dbl_x = x.dtype == CUDNN_DATA_DOUBLE;
+  if (!have_side) side = dbl_x ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  r.side = side;
+  r.compute_double = any_double || side == CUDNN_DATA_DOUBLE || normalization_computes_in_double(op);
+  r.mixed = !same || r.compute_double != dbl_x || side != (dbl_x ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT);
+  if (r.mixed && r.compute_double) {
+    if (op.dy != graph::kNoTensor && g.tensor(op.dy).dtype != x.dtype)
+      return Support::no("double compute with dy's type differing from x's");
+    if (side == CUDNN_DATA_FLOAT && !all_double)
+      return Support::no("FLOAT statistics next to non-DOUBLE data with DOUBLE operands");
+  }
+  if (out) *out = r;
+  return Support::yes();
 }
 
 Support check_rows(const graph::Graph &g, RowsArgs *out) {
@@ -46,16 +84,11 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
     return Support::no("not layer, RMS or instance norm");
   if (op.has_activation || op.z != graph::kNoTensor || op.dz != graph::kNoTensor || op.mask != graph::kNoTensor)
     return Support::no("fused residual / activation are not implemented here");
-  // x, y, dy, dx in one type (normop::check_data_operands), or mixed:
-  // each FLOAT, HALF or BFLOAT16 with float compute, in x's strides, rows
-  // form only (run_mixed in normalization_rows.cu).
-  bool mixed = false;
-  if (Support s = normop::check_data_operands(g, op); !s) {
-    if (!mixed_float_operands(g, op)) return s;
-    mixed = true;
-  }
+  // x, y, dy, dx in one type, or mixed (check_types).
+  Types types;
+  if (Support s = check_types(g, op, &types); !s) return s;
+  const bool mixed = types.mixed;
   const graph::Tensor &x = g.tensor(op.x);
-  const bool dbl = x.dtype == CUDNN_DATA_DOUBLE;
   const int rank = x.rank();
   const NormShape shape = normalization_shape(g, op);
   if (instance) {
@@ -86,7 +119,25 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   }
   RowsArgs a;
   a.columns = channels_inner && step0 != 1;
-  if (mixed && a.columns) return Support::no("mixed data types in the column form (NHWC instance norm)");
+  if (mixed && a.columns) {
+    if (types.compute_double)
+      return Support::no("double compute with mixed types in the column form (NHWC instance norm)");
+    if (op.dy != graph::kNoTensor && g.tensor(op.dy).dtype != x.dtype)
+      return Support::no("dy's type differs from x's in the column form (NHWC instance norm)");
+  }
+  // y / dx and dy: x's dims; their rows laid out as x's (same strides on the
+  // reduced dims), own row offsets (the column form: x's strides).
+  const graph::Uid out_uid = op.backward ? op.dx : op.y;
+  for (graph::Uid u : {op.y, op.dy, op.dx}) {
+    if (u == graph::kNoTensor) continue;
+    const graph::Tensor &t = g.tensor(u);
+    if (t.dims != x.dims) return Support::no("a data tensor's dims differ from x's");
+    if (t.strides == x.strides) continue;
+    if (a.columns) return Support::no("data tensors differ in strides in the column form (NHWC instance norm)");
+    for (int d = 0; d < rank; ++d)
+      if (shape.reduced[d] && x.dims[d] > 1 && t.strides[d] != x.strides[d])
+        return Support::no("a data tensor's rows are not laid out as x's");
+  }
   a.col_stride = step0;
   a.rows = shape.groups;
   a.width = shape.count;
@@ -96,13 +147,14 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
     const size_t slot = kept.size() == 1 ? 1 : i;
     a.kd[slot] = x.dims[kept[i]];
     a.x_stride[slot] = x.strides[kept[i]];
+    a.out_stride[slot] = out_uid != graph::kNoTensor ? g.tensor(out_uid).strides[kept[i]] : x.strides[kept[i]];
+    a.grad_stride[slot] = op.dy != graph::kNoTensor ? g.tensor(op.dy).strides[kept[i]] : x.strides[kept[i]];
   }
   const std::array<graph::Uid, 7> stats = normop::stat_uids(op);
   static_assert(kRowsStats == 7, "the statistics slots of normop::stat_uids");
   for (int j = 0; j < kRowsStats; ++j) {
     if (stats[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(stats[j]);
-    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     for (size_t i = 0; i < kept.size(); ++i)
       a.stat_stride[j][kept.size() == 1 ? 1 : i] = t.dims[kept[i]] == 1 ? 0 : t.strides[kept[i]];
   }
@@ -110,7 +162,6 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   for (int j = 0; j < kRowsParams; ++j) {
     if (params[j] == graph::kNoTensor) continue;
     const graph::Tensor &t = g.tensor(params[j]);
-    if (Support s = normop::check_side_operand(t, dbl); !s) return s;
     if (instance) {
       for (int d = 0; d < rank; ++d)
         if (d != 1 && t.dims[d] != 1) return Support::no("scale / bias are not [1, C, 1, ...]");
@@ -135,6 +186,8 @@ Support check_rows(const graph::Graph &g, RowsArgs *out) {
   a.param_grads = op.backward && (op.dscale != graph::kNoTensor || op.dbias != graph::kNoTensor);
   a.unbias = unbias_factor(a.width);
   a.data_type = x.dtype;
+  a.compute_double = types.compute_double;
+  a.side_type = types.side;
   const graph::Uid o = op.backward ? op.dx : op.y;
   a.out_type = o != graph::kNoTensor ? g.tensor(o).dtype : x.dtype;
   a.grad_type = op.backward && op.dy != graph::kNoTensor ? g.tensor(op.dy).dtype : x.dtype;

@@ -41,6 +41,12 @@ std::vector<int64_t> channels_last(const std::vector<int64_t> &dims) {
   return s;
 }
 
+// Strides s with the batch (outermost) stride padded (padded_out).
+std::vector<int64_t> padded_batch(std::vector<int64_t> s, bool pad) {
+  if (pad) s[0] += 3;
+  return s;
+}
+
 std::vector<int64_t> per_channel(const std::vector<int64_t> &dims) {
   std::vector<int64_t> d(dims.size(), 1);
   d[1] = dims[1];
@@ -540,7 +546,7 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
   const int rank = static_cast<int>(dims.size());
   const bool rms = c.norm_mode == CUDNN_RMS_NORM, fwd = c.pattern == BnPattern::norm_forward;
-  const auto xs = c.nhwc ? channels_last(dims) : packed(dims);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims), os = padded_batch(xs, c.padded_out);
   std::vector<int64_t> pd = dims, sd(dims.size(), 1);
   pd[0] = 1;
   sd[0] = dims[0];
@@ -549,9 +555,9 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   const double eps = 1e-4;
   const int64_t N = dims[0], D = element_count(dims) / N;
   b.real(kX, "x", c.io_type, dims, xs, false);
-  b.real(kScale, "scale", CUDNN_DATA_FLOAT, pd, ps, false, 0.5, 1.5);
+  b.real(kScale, "scale", c.stat_type, pd, ps, false, 0.5, 1.5);
   const bool has_bias = fwd && !rms;
-  if (has_bias) b.real(kBias, "bias", CUDNN_DATA_FLOAT, pd, ps, false, -1, 1);
+  if (has_bias) b.real(kBias, "bias", c.stat_type, pd, ps, false, -1, 1);
   b.scalar(kEps, "epsilon", eps, rank);
   const auto xv = b.find(kX).data.values();
   std::vector<double> mu(N, 0), istd(N, 0);
@@ -565,18 +571,18 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
   const bool stats_in = !fwd || !c.training;
   if (stats_in) {
     // Inference and backward read the statistics (those of x, rounded to float).
-    if (!rms) b.real(kMean, "mean", CUDNN_DATA_FLOAT, sd, ss, false).data.set_values(mu);
-    b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, sd, ss, false).data.set_values(istd);
+    if (!rms) b.real(kMean, "mean", c.stat_type, sd, ss, false).data.set_values(mu);
+    b.real(kInv, "inv_variance", c.stat_type, sd, ss, false).data.set_values(istd);
     if (!rms) mu = b.find(kMean).data.values();
     istd = b.find(kInv).data.values();
   } else if (c.stats_out) {
-    if (!rms) b.real(kMean, "mean", CUDNN_DATA_FLOAT, sd, ss, true);
-    b.real(kInv, "inv_variance", CUDNN_DATA_FLOAT, sd, ss, true);
+    if (!rms) b.real(kMean, "mean", c.stat_type, sd, ss, true);
+    b.real(kInv, "inv_variance", c.stat_type, sd, ss, true);
   }
   const bool has_stats = stats_in || c.stats_out;
   const auto sv = b.find(kScale).data.values();
   if (fwd) {
-    b.real(kY, "y", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, xs, true);
+    b.real(kY, "y", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, os, true);
     // norm_epilogue: the norm writes a virtual FLOAT tensor, then y = relu(that + z).
     if (c.norm_epilogue) {
       b.virt(kV0, CUDNN_DATA_FLOAT, dims, xs);
@@ -624,10 +630,10 @@ void build_norm(const BnPatternConfig &c, Builder &b) {
     }
     return;
   }
-  b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, xs, false);
-  b.real(kDx, "dx", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, xs, true);
-  b.real(kDscale, "dscale", CUDNN_DATA_FLOAT, pd, ps, true);
-  if (!rms) b.real(kDbias, "dbias", CUDNN_DATA_FLOAT, pd, ps, true);
+  b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, os, false);
+  b.real(kDx, "dx", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, os, true);
+  b.real(kDscale, "dscale", c.stat_type, pd, ps, true);
+  if (!rms) b.real(kDbias, "dbias", c.stat_type, pd, ps, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
        {{CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, kX},
         {CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, kDy},
@@ -667,14 +673,16 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
   const auto &dims = c.dims;
   const int rank = static_cast<int>(dims.size());
   const bool fwd = c.pattern == BnPattern::norm_forward;
-  const auto xs = c.nhwc ? channels_last(dims) : packed(dims);
+  const auto xs = c.nhwc ? channels_last(dims) : packed(dims), os = padded_batch(xs, c.padded_out);
   const std::vector<int64_t> pd = per_channel(dims), ps = packed(pd);
   std::vector<int64_t> sd(dims.size(), 1);
   sd[0] = dims[0], sd[1] = dims[1];
   const auto ss = packed(sd);
   const double eps = 1e-4, factor = 0.25;
   // Statistics and parameters: DOUBLE for DOUBLE data (double compute), else FLOAT.
-  const cudnnDataType_t pt = c.io_type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const cudnnDataType_t pt = c.stat_type != CUDNN_DATA_FLOAT    ? c.stat_type
+                             : c.io_type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE
+                                                              : CUDNN_DATA_FLOAT;
   const int64_t N = dims[0], C = dims[1], S = element_count(dims) / (N * C), K = N * C;
   b.real(kX, "x", c.io_type, dims, xs, false);
   b.real(kScale, "scale", pt, pd, ps, false, 0.5, 1.5);
@@ -711,7 +719,7 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
   const bool has_stats = stats_in || c.stats_out;
   const auto sv = b.find(kScale).data.values();
   if (fwd) {
-    b.real(kY, "y", c.io_type, dims, xs, true);
+    b.real(kY, "y", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, os, true);
     // norm_epilogue: the norm writes a virtual FLOAT tensor, then y = relu(that + z).
     if (c.norm_epilogue) {
       b.virt(kV0, CUDNN_DATA_FLOAT, dims, xs);
@@ -768,8 +776,8 @@ void build_instance_norm(const BnPatternConfig &c, Builder &b) {
     }
     return;
   }
-  b.real(kDy, "dy", c.io_type, dims, xs, false);
-  b.real(kDx, "dx", c.io_type, dims, xs, true);
+  b.real(kDy, "dy", c.grad_type == BnPatternConfig::kIoType ? c.io_type : c.grad_type, dims, os, false);
+  b.real(kDx, "dx", c.out_type == BnPatternConfig::kIoType ? c.io_type : c.out_type, dims, os, true);
   b.real(kDscale, "dscale", pt, pd, ps, true);
   b.real(kDbias, "dbias", pt, pd, ps, true);
   b.op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR,
@@ -815,6 +823,7 @@ std::string BnPatternConfig::name() const {
   if (grad_type != kIoType) os << "dy " << type_name(grad_type) << ' ';
   if (out_type != kIoType) os << "out " << type_name(out_type) << ' ';
   if (stat_type != CUDNN_DATA_FLOAT) os << "stats " << type_name(stat_type) << ' ';
+  if (padded_out) os << "padded ";
   if (pattern == BnPattern::bn_add_relu && !training) os << "infer ";
   for (size_t i = 0; i < dims.size(); ++i) os << (i ? "x" : "") << dims[i];
   switch (pattern) {

@@ -59,8 +59,12 @@ struct BnPatternConfig {
   // statistics).
   static constexpr cudnnDataType_t kIoType = static_cast<cudnnDataType_t>(-1);
   cudnnDataType_t out_type = kIoType, grad_type = kIoType;
-  // BnAddRelu / DReluForkDBn: the type of scale, bias and the statistics.
+  // BnAddRelu / DReluForkDBn: the type of scale, bias and the statistics
+  // (layer / RMS norm too; instance norm: DOUBLE for DOUBLE data when FLOAT).
   cudnnDataType_t stat_type = CUDNN_DATA_FLOAT;
+  // Layer / RMS / instance norm: y / dx and dy with their batch stride
+  // padded (rows apart from x's; the rows themselves laid out as x's).
+  bool padded_out = false;
   std::string name() const;
 };
 
