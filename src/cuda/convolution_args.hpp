@@ -38,6 +38,11 @@ struct ConvArgs {
   // dimension is the contiguous one in memory, else along r.
   int a_mfast = 1, b_cfast = 1;
   int split = 1, chunk = 0;     // split of the reduction (partials in scratch)
+  // The mma kernel's filter gradient: the last block of each output tile
+  // to finish sums the split parts itself (in part order) from a.partial,
+  // counting arrivals in split_counts (one unsigned per tile, zeroed).
+  int fused_split = 0;
+  unsigned *split_counts = nullptr;
   int vec_out = 0;              // tensor-core epilogue: 16-byte runs of 8 outputs (see wmma_vec_out)
   double alpha = 1, beta = 0;
   const void *A = nullptr, *B = nullptr;

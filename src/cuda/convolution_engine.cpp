@@ -74,6 +74,22 @@ bool implements(Family f, ConvDirection dir, int algo) {
 // The kernels' element types for x/w/y of the geometry, or false.
 bool conv_types(const ConvGeometry &geo, ConvTypes *t) {
   const cudnnDataType_t x = geo.x.dtype, w = geo.w.dtype, y = geo.y.dtype;
+  // The two inputs HALF or BFLOAT16, the output FLOAT (float accumulation):
+  // forward (the bias-activation call's intermediate, x / w -> y), the data
+  // gradient (dy / w -> dx) and the filter gradient (x / dy -> dw), the
+  // frontends' mixed graphs (the FMA kernel; WMMA forward and filter gradient).
+  if (geo.direction == ConvDirection::backward_data && w == y && x == CUDNN_DATA_FLOAT && x != w) {
+    if (w == CUDNN_DATA_HALF) *t = ConvTypes::f16_to_f32;
+    else if (w == CUDNN_DATA_BFLOAT16) *t = ConvTypes::bf16_to_f32;
+    else return false;
+    return true;
+  }
+  if (geo.direction == ConvDirection::backward_filter && x == y && w == CUDNN_DATA_FLOAT && x != w) {
+    if (x == CUDNN_DATA_HALF) *t = ConvTypes::f16_to_f32;
+    else if (x == CUDNN_DATA_BFLOAT16) *t = ConvTypes::bf16_to_f32;
+    else return false;
+    return true;
+  }
   if (x != w) return false;
   if (x == y) {
     switch (x) {
@@ -118,6 +134,7 @@ struct Setup {
   size_t scratch = 0;           // reduction table, then split partials
   size_t table = 0;             // bytes of the reduction table (at the scratch's start)
   size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
+  size_t counts_at = 0, counts = 0;  // the fused split's arrival counts (offset, bytes in the scratch)
   bool narrow = false;          // the few-channel data-gradient kernel
   // Tensor cores on 8-channel copies (Cg < 8): args8 describes the padded
   // problem; its partials, x8 and w8 (forward) or dw8 (filter gradient)
@@ -252,6 +269,66 @@ void choose_split(ConvArgs &a, int bm, int bn, int bk, size_t acc) {
   a.chunk = a.split > 1 ? static_cast<int>(chunk) : a.R;
 }
 
+// The filter gradient on the mma kernel (convolution_mma.cu): the split of
+// the reduction (N x output pixels, long next to the K x taps*C output) that
+// minimises an estimate of the time: whole waves of blocks over the
+// multiprocessors x the 64-deep steps of one block (plus two for its
+// prologue and epilogue), plus the partials' traffic (written once, read
+// once, plus the finalize launch) or, with the parts summed in the kernel
+// (`fused`, allowed when may_fuse), the tail of the last block of a tile
+// reading its tile's parts through one multiprocessor (the partials' writes
+// overlap other blocks' mma's). A split of ceil(2 SMs / tiles)
+// (choose_split's) often launched a few blocks more than two waves: 128x28
+// 3x3 at batch 256, 5 tiles x 53 parts = 265 blocks on 132 one-block
+// multiprocessors, a third wave of one block. Rates: ~3 TFLOP/s of
+// mma.sync per multiprocessor, partials written and read at ~10 TB/s (they
+// stay in L2: H100, 512x7 3x3 at batch 256, each part cost ~1.6 us of 9.4
+// MB), ~150 GB/s of L2 reads per multiprocessor. H100, HALF, batch 256
+// (TFLOP/s; splits swept with FREEDNN_CONV_MMA_SPLITS): 64x56 3x3 228 at
+// the model's 44 parts (11: 60, 22: 117, 33: 175, 66: 171), 128x28 267 at
+// its 22 (11: 143, 33: 198, 44: 255, 66: 247), 256x14 261 at its 7 (5:
+// 193, 9: 175, 12: 222), 512x7 (128 x 256 tiles) 209-224 at 3-9 parts.
+// FREEDNN_CONV_MMA_SPLIT=old keeps choose_split (for comparisons).
+void choose_split_mma_wgrad(ConvArgs &a, int bm, int bn, bool may_fuse, bool *fused) {
+  const int64_t tiles = int64_t{(a.M + bm - 1) / bm} * ((a.Ncol + bn - 1) / bn) * a.G;
+  const int per_sm = conv_mma_blocks_per_sm(bm, bn);
+  const int64_t slots = int64_t{sm_count()} * per_sm;
+  const int64_t nk = (a.R + kConvMmaDepth - 1) / kConvMmaDepth;
+  const double step_us = double(bm) * bn * kConvMmaDepth * 2 / (3.0e6 / per_sm);
+  const double out_bytes = double(a.G) * a.M * a.Ncol * 4;
+  double best_t = -1;
+  int64_t best_split = 1, best_steps = nk;
+  *fused = false;
+  for (int64_t s = 1; s <= std::min<int64_t>(nk, 512); ++s) {
+    const int64_t steps = (nk + s - 1) / s, parts = (nk + steps - 1) / steps;
+    if (parts != s) continue;  // the same chunks as a smaller split
+    if (parts > 1 && parts * out_bytes > double(size_t{256} << 20)) break;
+    const int64_t waves = (tiles * parts + slots - 1) / slots;
+    double t = double(waves) * (steps + 2) * step_us;
+    bool f = false;
+    if (parts > 1) {
+      const double separate = 2 * parts * out_bytes / 1.0e7 + 2.0;
+      const double tail = double(parts) * bm * bn * 4 / 1.5e5;
+      f = may_fuse && tail < separate;
+      t += f ? tail : separate;
+    }
+    if (best_t < 0 || t < best_t) best_t = t, best_split = parts, best_steps = steps, *fused = f;
+  }
+  // FREEDNN_CONV_MMA_SPLITS=<n> forces the number of parts (for measurements).
+  if (const char *v = std::getenv("FREEDNN_CONV_MMA_SPLITS"); v != nullptr && std::atoi(v) > 0) {
+    best_steps = (nk + std::atoi(v) - 1) / std::atoi(v);
+    best_split = (nk + best_steps - 1) / best_steps;
+    *fused = *fused && best_split > 1;
+  }
+  a.split = static_cast<int>(best_split);
+  a.chunk = a.split > 1 ? static_cast<int>(best_steps * kConvMmaDepth) : a.R;
+}
+
+bool mma_split_model() {
+  const char *v = std::getenv("FREEDNN_CONV_MMA_SPLIT");
+  return v == nullptr || std::strcmp(v, "old") != 0;
+}
+
 bool mma_enabled() {
   const char *v = std::getenv("FREEDNN_CONV_MMA");
   return v == nullptr || std::strcmp(v, "0") != 0;
@@ -312,11 +389,16 @@ Setup make_setup(Family f, const graph::Graph &g) {
     a.a_mfast = 0;
   }
   if (f == Family::direct) return s;
-  if (f == Family::implicit_gemm && conv_bwd_data_narrow_applies(a, s.types)) {
+  // Mixed types backward (16-bit inputs, FLOAT dx / dw): the FMA kernel, or
+  // WMMA for the filter gradient; not the narrow and 8-channel paths.
+  const bool mixed_bwd = (s.types == ConvTypes::f16_to_f32 || s.types == ConvTypes::bf16_to_f32) &&
+                         geo.direction != ConvDirection::forward;
+  if (f == Family::implicit_gemm && !mixed_bwd && conv_bwd_data_narrow_applies(a, s.types)) {
     s.narrow = true;
     return s;
   }
-  const bool half_like = s.types != ConvTypes::f32 && s.types != ConvTypes::f64;
+  const bool half_like = s.types != ConvTypes::f32 && s.types != ConvTypes::f64 &&
+                         !(mixed_bwd && geo.direction == ConvDirection::backward_data);
   s.wmma = f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && wmma_layout(a);
   int bm, bn, bk;
   if (s.wmma) a.vec_out = wmma_vec_out(a, s.types) ? 1 : 0;
@@ -329,7 +411,12 @@ Setup make_setup(Family f, const graph::Graph &g) {
     bm = s.mma_bm, bn = s.mma_bn, bk = kConvMmaDepth;
   } else if (s.wmma) conv_wmma_tile(a.M, a.Ncol, a.R, &bm, &bn, &bk);
   else conv_fma_tile(s.types, a.M, a.Ncol, &bm, &bn, &bk);
-  choose_split(a, bm, bn, bk, acc_bytes(s.types));
+  // The mma filter gradient may sum its parts in the kernel (the last block
+  // of each tile, counting arrivals after the partials).
+  const bool may_fuse = s.mma && a.dir == kConvBwdFilter && a.Ncol % 4 == 0 && conv_mma_fused_split();
+  bool fuse = may_fuse;
+  if (s.mma && a.dir == kConvBwdFilter && mma_split_model()) choose_split_mma_wgrad(a, bm, bn, may_fuse, &fuse);
+  else choose_split(a, bm, bn, bk, acc_bytes(s.types));
   // The FMA kernel of the implicit GEMM gathers through a reduction table,
   // except for FWD IMPLICIT_GEMM, which keeps the on-the-fly index math
   // (what distinguishes it from IMPLICIT_PRECOMP_GEMM).
@@ -339,7 +426,15 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.table = (static_cast<size_t>(a.R) * 16 + 255) / 256 * 256;
   s.scratch = s.table;
   if (a.split > 1) s.scratch += static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * acc_bytes(s.types);
-  if (f == Family::implicit_gemm && half_like && op.math_type != CUDNN_FMA_MATH && !s.wmma && setup_pad8(geo, s)) {
+  if (fuse && a.split > 1) {
+    a.fused_split = 1;
+    s.counts_at = round256(s.scratch);
+    s.counts = round256(static_cast<size_t>((a.M + s.mma_bm - 1) / s.mma_bm) * ((a.Ncol + s.mma_bn - 1) / s.mma_bn) *
+                        a.G * sizeof(unsigned));
+    s.scratch = s.counts_at + s.counts;
+  }
+  if (f == Family::implicit_gemm && half_like && !mixed_bwd && op.math_type != CUDNN_FMA_MATH && !s.wmma &&
+      setup_pad8(geo, s)) {
     s.pad8 = true;
     s.table = round256(s.table);
     s.scratch = std::max(s.scratch, s.table + s.pad_partials + s.pad_x8 + s.pad_w8);
@@ -391,8 +486,16 @@ class Plan final : public ExecutionPlan {
       case Family::implicit_gemm:
         if (s_.wmma && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
           if (!aligned_to(a.dst, 16)) a.vec_out = 0;
-          if (s_.mma) launch_conv_mma(a, s_.types, s_.mma_bm, s_.mma_bn, ctx.stream);
-          else launch_conv_wmma(a, s_.types, ctx.stream);
+          if (s_.mma) {
+            if (a.fused_split) {
+              a.split_counts = reinterpret_cast<unsigned *>(static_cast<char *>(pack.scratch) + s_.counts_at);
+              conv_mma_clear_counts(a.split_counts, s_.counts, ctx.stream);
+            }
+            launch_conv_mma(a, s_.types, s_.mma_bm, s_.mma_bn, ctx.stream);
+            if (a.fused_split) return;
+          } else {
+            launch_conv_wmma(a, s_.types, ctx.stream);
+          }
         } else {
           if (s_.table > 0) a.table = pack.scratch;
           launch_conv_fma(a, s_.types, ctx.stream);
@@ -453,6 +556,10 @@ class CudaConvolutionEngine final : public Engine {
     if (!implements(F, geo.direction, op.algo))
       return Support::no(cat(name(), " does not implement algorithm ", convolution_algo_name(geo.direction, op.algo)));
     if (geo.nsp > 3) return Support::no(cat(geo.nsp, " spatial dimensions: the CUDA kernels take 1 to 3"));
+    // The backend's graphs name no algorithm (-1): the im2col lowering is
+    // forward only (make_setup runs it as kConvFwdLowered).
+    if (F == Family::gemm && geo.direction != ConvDirection::forward)
+      return Support::no(cat(name(), " lowers the forward convolution only"));
     ConvTypes t;
     if (!conv_types(geo, &t))
       return Support::no(cat("no CUDA convolution kernel for ", type_info(geo.x.dtype).enum_name, " x / ",

@@ -310,7 +310,7 @@ void launch_direct_typed(const ConvArgs &a, cudaStream_t s) {
 
 }  // namespace
 
-// Dispatch on direction and types (the mixed types occur forward only).
+// Dispatch on direction and types (mixed: 16-bit inputs, FLOAT output).
 #define FDNN_CONV_DISPATCH(LAUNCH)                                                         \
   switch (a.dir) {                                                                         \
     case kConvFwd:                                                                         \
@@ -339,6 +339,8 @@ void launch_direct_typed(const ConvArgs &a, cudaStream_t s) {
         case ConvTypes::f64: LAUNCH<kConvBwdData, ConvTypes::f64>(a, s); return;           \
         case ConvTypes::f16: LAUNCH<kConvBwdData, ConvTypes::f16>(a, s); return;           \
         case ConvTypes::bf16: LAUNCH<kConvBwdData, ConvTypes::bf16>(a, s); return;         \
+        case ConvTypes::f16_to_f32: LAUNCH<kConvBwdData, ConvTypes::f16_to_f32>(a, s); return; \
+        case ConvTypes::bf16_to_f32: LAUNCH<kConvBwdData, ConvTypes::bf16_to_f32>(a, s); return; \
         default: break;                                                                    \
       }                                                                                    \
       break;                                                                               \
@@ -348,6 +350,8 @@ void launch_direct_typed(const ConvArgs &a, cudaStream_t s) {
         case ConvTypes::f64: LAUNCH<kConvBwdFilter, ConvTypes::f64>(a, s); return;         \
         case ConvTypes::f16: LAUNCH<kConvBwdFilter, ConvTypes::f16>(a, s); return;         \
         case ConvTypes::bf16: LAUNCH<kConvBwdFilter, ConvTypes::bf16>(a, s); return;       \
+        case ConvTypes::f16_to_f32: LAUNCH<kConvBwdFilter, ConvTypes::f16_to_f32>(a, s); return; \
+        case ConvTypes::bf16_to_f32: LAUNCH<kConvBwdFilter, ConvTypes::bf16_to_f32>(a, s); return; \
         default: break;                                                                    \
       }                                                                                    \
       break;                                                                               \

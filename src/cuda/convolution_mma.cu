@@ -34,6 +34,14 @@
 //   (FREEDNN_CONV_MMA_PIPE=0): forward 1.06x (batch 256) / 1.07x (32),
 //   filter gradient 1.22x / 1.00x; the data gradient, 1.00x / 0.47x (one
 //   sample), keeps the plain loop.
+// - the filter gradient (K x taps*C output, reduction N x pixels) takes
+//   the tile that computes the least padding, including its own 64 x 192,
+//   128 x 192 and 64 x 64 (wgrad_tile), and the split of the reduction
+//   that a wave model says is fastest (choose_split_mma_wgrad in
+//   convolution_engine.cpp). H100, HALF NHWC, batch 256, one device run
+//   (TFLOP/s, before -> after): 64x56 3x3 188 -> 226, 128x28 243 -> 270,
+//   256x14 202 -> 281, 512x7 192 -> 233, 1x1 64->64 55 -> 66, 1x1 64->256
+//   128 -> 138.
 // The epilogue is the WMMA kernel's (convolution_tc_epilogue.cuh).
 // H100, ResNet-50 3x3 layers at batch 256, HALF NHWC (device run of
 // 2026-11-23): forward 185-295 TFLOP/s (WMMA 143-189), data gradient
@@ -42,11 +50,13 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
 #include "core/error.hpp"
+#include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
 
@@ -58,10 +68,17 @@ namespace {
 
 bool big_tile(int bm, int bn) { return bm + bn > 256; }
 
+// Pipeline depth of a tile (as the MmaTile types of the kernel's header):
+// 4 for the big ones, 64 x 192 and 64 x 64; 3 for the mid ones.
+int tile_stages(int bm, int bn) {
+  if (big_tile(bm, bn) || (bm == 64 && bn == 192) || (bm == 64 && bn == 64)) return 4;
+  return 3;
+}
+
 // Shared memory of a tile's pipeline or epilogue, whichever is larger (as
 // mma_smem_bytes in the kernel's header).
 size_t tile_smem(int bm, int bn) {
-  const size_t pipe = size_t(big_tile(bm, bn) ? 4 : 3) * (bm + bn) * kConvMmaDepth * 2;
+  const size_t pipe = size_t(tile_stages(bm, bn)) * (bm + bn) * kConvMmaDepth * 2;
   const size_t epi = size_t(bm) * (bn + 4) * 4 + size_t(bm + bn) * 4;
   return pipe > epi ? pipe : epi;
 }
@@ -85,11 +102,57 @@ size_t device_smem_optin() {
   return static_cast<size_t>(cached[dev]);
 }
 
+// The filter gradient's tile: of the big tiles and the filter gradient's
+// own (64 x 192, 128 x 192, 64 x 64), the one that computes the least
+// padding (M and Ncol rounded up to the tile), the larger tile on a tie
+// (fewer operand bytes per mma). M (output channels) and Ncol (taps x
+// input channels) are small next to the reduction (batch x pixels), so a
+// tile that overhangs Ncol wastes its share of the whole pass: 3x3 over
+// 64 channels is 576 columns, 2.25 tiles of 256.
+bool wgrad_tile(const ConvArgs &a, int *bm, int *bn, size_t optin) {
+  // 256 x 128 before 128 x 256 (same area): half the x columns to gather
+  // per block, and measured faster (H100, HALF, batch 256: 256x14 3x3 282
+  // against 261 TFLOP/s, 512x7 222 against 209, same split).
+  static const int cand[][2] = {{256, 128}, {128, 256}, {64, 256}, {256, 64}, {128, 192}, {64, 192}, {64, 64}};
+  int64_t best = -1;
+  for (const auto &c : cand) {
+    if (tile_smem(c[0], c[1]) > optin) continue;
+    const int64_t area = int64_t{(a.M + c[0] - 1) / c[0] * c[0]} * ((a.Ncol + c[1] - 1) / c[1] * c[1]);
+    if (best < 0 || area < best || (area == best && c[0] * c[1] > *bm * *bn)) {
+      best = area;
+      *bm = c[0], *bn = c[1];
+    }
+  }
+  return best >= 0;
+}
+
 }  // namespace
 
+int conv_mma_blocks_per_sm(int bm, int bn) {
+  if (bm == 64 && bn == 64) return 3;  // 65 KB of shared memory, 122 registers x 128 threads
+  if (big_tile(bm, bn) || (bm == 64 && bn == 192)) return 1;
+  return 2;
+}
+
 bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
-  // FREEDNN_CONV_MMA_TILES=big / mid forces a family (for comparisons).
+  // FREEDNN_CONV_MMA_TILES=big / mid forces a family (for comparisons);
+  // =old keeps the filter gradient on the big tiles chosen by Ncol alone.
   const char *env = std::getenv("FREEDNN_CONV_MMA_TILES");
+  if (a.dir == kConvBwdFilter && (env == nullptr || std::strcmp(env, "wgrad") == 0)) {
+    if (wgrad_tile(a, bm, bn, device_smem_optin())) return true;
+  }
+  // FREEDNN_CONV_MMA_TILES=<bm>x<bn> forces one of the filter gradient's
+  // tiles (for measurements).
+  int fm = 0, fn = 0;
+  if (a.dir == kConvBwdFilter && env != nullptr && std::sscanf(env, "%dx%d", &fm, &fn) == 2) {
+    static const int known[][2] = {{128, 256}, {256, 128}, {64, 256}, {256, 64}, {128, 192},
+                                   {64, 192},  {64, 64},   {128, 128}, {128, 64}, {64, 128}};
+    for (const auto &k : known)
+      if (k[0] == fm && k[1] == fn && tile_smem(fm, fn) <= device_smem_optin()) {
+        *bm = fm, *bn = fn;
+        return true;
+      }
+  }
   // H100, ResNet-50 3x3 layers at batch 256 (device run of 2026-11-23):
   // the mid tiles ran the forward and data-gradient passes 1.0-1.4x faster
   // than the big ones at every reduction length (576 to 4608), the big ones
@@ -113,12 +176,25 @@ bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
   if (a.Ncol <= 64) *bm = 128, *bn = 64;
   else if (a.M <= 64) *bm = 64, *bn = 128;
   else *bm = 128, *bn = 128;
+  // Tried and dropped (H100, 2026-11-23): the data gradient on 64 x 128
+  // tiles where the 128 x 128 grid fills its last wave only partly (512x7
+  // 3x3 at batch 256: 392 tiles on 264 two-block slots, 1.48 waves): 188
+  // TFLOP/s against 232 on 128 x 128 (HALF).
   return tile_smem(*bm, *bn) <= optin;
 }
 
 bool conv_mma_pipelined() {
   const char *env = std::getenv("FREEDNN_CONV_MMA_PIPE");
   return env == nullptr || std::strcmp(env, "0") != 0;
+}
+
+bool conv_mma_fused_split() {
+  const char *env = std::getenv("FREEDNN_CONV_MMA_FUSED");
+  return env != nullptr && std::strcmp(env, "1") == 0;
+}
+
+void conv_mma_clear_counts(void *counts, size_t bytes, void *stream) {
+  check_cuda(cudaMemsetAsync(counts, 0, bytes, static_cast<cudaStream_t>(stream)), "cudaMemsetAsync");
 }
 
 void launch_conv_mma(const ConvArgs &a, ConvTypes t, int bm, int bn, void *stream) {

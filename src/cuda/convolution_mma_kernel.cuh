@@ -353,6 +353,14 @@ using BigMN = MmaTile<128, 256, 2, 4, 1>;
 using BigNM = MmaTile<256, 128, 4, 4, 1>;
 using BigM64N = MmaTile<256, 64, 4, 4, 1>;  // 64 x 32 warps
 using BigN64M = MmaTile<64, 256, 1, 4, 1>;  // 64 x 32 warps
+// The filter gradient's tiles for outputs whose width (taps x channels) is
+// a multiple of 192 but not of 256 (3x3 over 64 or 128 channels: 576, 1152
+// columns; 64 x 256 / 128 x 256 tiles would compute 33 % / 11 % padding),
+// 32 x 48 / 64 x 48 per warp; and 64 x 64 of 4 warps (32 x 32 each) for
+// the 1x1 filter gradients of 64 x 64 outputs.
+using Wide192 = MmaTile<64, 192, 2, 4, 1>;
+using Wide192M = MmaTile<128, 192, 2, 4, 1>;
+using Small64 = MmaTile<64, 64, 2, 4, 2, 4>;
 using Mid = MmaTile<128, 128, 2, 3, 2>;
 using MidM = MmaTile<128, 64, 4, 3, 2>;
 using MidN = MmaTile<64, 128, 2, 3, 2>;
@@ -374,6 +382,19 @@ void launch_piped(const ConvArgs &a, bool pipe, cudaStream_t s) {
   launch_tile<DIR, TI, AK, BKC, Tile>(a, s);
 }
 
+// The filter gradient's own tiles (instantiated for that direction only).
+template <int DIR, class TI, bool AK, bool BKC>
+bool launch_wgrad_tiles(const ConvArgs &a, int bm, int bn, bool pipe, cudaStream_t s) {
+  if constexpr (DIR == kConvBwdFilter) {
+    if (bm == 64 && bn == 192) launch_piped<DIR, TI, AK, BKC, Wide192>(a, pipe, s);
+    else if (bm == 128 && bn == 192) launch_tile<DIR, TI, AK, BKC, Wide192M>(a, s);
+    else if (bm == 64 && bn == 64) launch_piped<DIR, TI, AK, BKC, Small64>(a, pipe, s);
+    else return false;
+    return true;
+  }
+  return false;
+}
+
 template <int DIR, class TI, bool AK, bool BKC>
 void launch_tiles(const ConvArgs &a, int bm, int bn, cudaStream_t s) {
   const bool pipe = conv_mma_pipelined();
@@ -384,7 +405,8 @@ void launch_tiles(const ConvArgs &a, int bm, int bn, cudaStream_t s) {
   else if (bm == 128 && bn == 128) launch_tile<DIR, TI, AK, BKC, Mid>(a, s);
   else if (bm == 128 && bn == 64) launch_piped<DIR, TI, AK, BKC, MidM>(a, pipe, s);
   else if (bm == 64 && bn == 128) launch_piped<DIR, TI, AK, BKC, MidN>(a, pipe, s);
-  else fail(CUDNN_STATUS_INTERNAL_ERROR, "no tensor-core convolution tile ", bm, " x ", bn);
+  else if (!launch_wgrad_tiles<DIR, TI, AK, BKC>(a, bm, bn, pipe, s))
+    fail(CUDNN_STATUS_INTERNAL_ERROR, "no tensor-core convolution tile ", bm, " x ", bn);
 }
 
 template <int DIR, bool AK, bool BKC>

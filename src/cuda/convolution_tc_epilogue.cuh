@@ -26,6 +26,46 @@ constexpr int tc_epilogue_ldc() {
 // output offsets.
 constexpr size_t tc_epilogue_smem(int BM, int BN) { return size_t(BM) * (BN + 4) * 4 + size_t(BM + BN) * 4; }
 
+// The fused split reduction (a.fused_split, Ncol % 4 == 0): after every
+// thread has written the block's partial tile, the last block of the tile's
+// a.split parts to arrive sums the parts in part order (the same sum, in the
+// same order, as launch_conv_finalize: deterministic whatever the arrival
+// order) and blends into the output. The partials are read through L2
+// (__ldcg): other blocks wrote them.
+template <class TO, int BM, int BN, int THREADS>
+__device__ inline void conv_tc_fused_split(const ConvArgs &a, const int *srow, const int *scol, int g, int m0, int n0,
+                                           int tid) {
+  __shared__ int is_last;
+  unsigned *count = a.split_counts + (static_cast<int64_t>(g) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  __threadfence();  // this block's partials are visible before it is counted
+  __syncthreads();
+  if (tid == 0) is_last = atomicAdd(count, 1u) == static_cast<unsigned>(a.split - 1);
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();  // the other blocks' partials, counted before, are read after
+  const int64_t part_stride = static_cast<int64_t>(a.G) * a.M * a.Ncol;
+  const float *src = static_cast<const float *>(a.partial) + static_cast<int64_t>(g) * a.M * a.Ncol;
+  TO *out = static_cast<TO *>(a.dst);
+  const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  for (int idx = tid; idx < BM * BN / 4; idx += THREADS) {
+    const int row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+    const int m = m0 + row, c = n0 + col;
+    if (m >= a.M || c >= a.Ncol) continue;
+    const float *p = src + static_cast<int64_t>(m) * a.Ncol + c;
+    float4 s = __ldcg(reinterpret_cast<const float4 *>(p));
+    for (int q = 1; q < a.split; ++q) {
+      const float4 v = __ldcg(reinterpret_cast<const float4 *>(p + q * part_stride));
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+    const int ro = srow[row];
+    blend_store<TO, float>(out, ro + scol[col], s.x, alpha, beta);
+    blend_store<TO, float>(out, ro + scol[col + 1], s.y, alpha, beta);
+    blend_store<TO, float>(out, ro + scol[col + 2], s.z, alpha, beta);
+    blend_store<TO, float>(out, ro + scol[col + 3], s.w, alpha, beta);
+  }
+  if (tid == 0) *count = 0;  // ready for the next launch (the engine also clears the counts)
+}
+
 // Call with Cs filled by every thread of the block, before any barrier: the
 // function publishes the offsets and synchronises itself. smem_raw is the
 // start of the block's shared memory (Cs at its start).
@@ -37,7 +77,7 @@ __device__ inline void conv_tc_epilogue(const ConvArgs &a, unsigned char *smem_r
   const float *Cs = reinterpret_cast<const float *>(smem_raw);
   int *srow = reinterpret_cast<int *>(smem_raw + size_t(BM) * LDC * 4);
   int *scol = srow + BM;
-  if (a.split == 1) {
+  if (a.split == 1 || a.fused_split) {
     for (int i = tid; i < BM + BN; i += THREADS) {
       if (i < BM) {
         const int m = m0 + i;
@@ -94,6 +134,7 @@ __device__ inline void conv_tc_epilogue(const ConvArgs &a, unsigned char *smem_r
           *reinterpret_cast<float4 *>(dst + static_cast<int64_t>(m) * a.Ncol + c) =
               *reinterpret_cast<const float4 *>(Cs + row * LDC + col);
       }
+      if (a.fused_split) conv_tc_fused_split<TO, BM, BN, THREADS>(a, srow, scol, g, m0, n0, tid);
       return;
     }
     for (int idx = tid; idx < BM * BN; idx += THREADS) {

@@ -402,10 +402,12 @@ TEST(Convolution, PointwiseNchwEveryAlgorithm) {
 // multiples of 8: the GPU's tensor-core implicit GEMM (the mma.sync kernel
 // of convolution_mma*.cu for 16-bit outputs) takes these. The shapes reach
 // each of its block tiles (forward and data gradient: 128 x 64, 128 x 128,
-// 64 x 128; filter gradient: 64 x 256, 128 x 256, 256 x 64, 256 x 128),
+// 64 x 128; filter gradient: 256 x 128, 64 x 256, 64 x 192, 128 x 192,
+// 64 x 64),
 // partial tiles at every edge, reductions that are not a multiple of its
-// 64-deep step, split reductions (forward and filter gradient), groups,
-// stride, dilation, both modes, and tensors with gaps.
+// 64-deep step, split reductions (forward and filter gradient; the filter
+// gradient's parts summed in the kernel), groups, stride, dilation, both
+// modes, and tensors with gaps.
 void check_tensor_core_shapes(uint64_t seed) {
   Handle h;
   Rng rng(seed);
@@ -418,7 +420,8 @@ void check_tensor_core_shapes(uint64_t seed) {
       {2, 1, 16, 24, 13, 11, 3, 1, 1, 1, 0}, {2, 1, 72, 136, 9, 10, 3, 1, 2, 1, 0},
       {1, 1, 64, 64, 8, 8, 3, 1, 1, 1, 0},   {2, 2, 24, 160, 7, 9, 1, 0, 1, 1, 0},
       {2, 1, 24, 40, 10, 10, 3, 2, 1, 2, 0}, {4, 1, 16, 8, 16, 16, 3, 1, 1, 1, 8},
-      {2, 1, 96, 264, 6, 5, 1, 0, 1, 1, 0},
+      {2, 1, 96, 264, 6, 5, 1, 0, 1, 1, 0}, {2, 1, 64, 128, 8, 8, 3, 1, 1, 1, 0},
+      {2, 1, 128, 256, 5, 5, 1, 0, 1, 1, 0},
   };
   int iter = 0;
   for (const Shape &sh : shapes) {
@@ -468,10 +471,14 @@ void check_tensor_core_shapes(uint64_t seed) {
 
 TEST(Convolution, TensorCoreChannelsLastImplicitGemm) { check_tensor_core_shapes(test_seed(408)); }
 
-// The same shapes through the mma.sync kernel's alternative form, which the
+// The same shapes through the mma.sync kernel's alternative forms, which the
 // GPU picks only when told to (for comparisons): the main loop of the 128 x
-// 64, 64 x 128, 256 x 64 and 64 x 256 tiles without software pipelining
-// (FREEDNN_CONV_MMA_PIPE=0). A CPU handle has no tiles.
+// 64, 64 x 128, 256 x 64, 64 x 256, 64 x 192 and 64 x 64 tiles without
+// software pipelining (FREEDNN_CONV_MMA_PIPE=0), the filter gradient's
+// split parts summed in the kernel by the last block of each tile
+// (FREEDNN_CONV_MMA_FUSED=1) and its tiles chosen by the output width alone
+// (FREEDNN_CONV_MMA_TILES=old: 128 x 256, 256 x 64 ...). A CPU handle has
+// no tiles.
 TEST(Convolution, TensorCoreImplicitGemmAlternativeForms) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   const auto keep = [](const char *name) {
@@ -482,10 +489,15 @@ TEST(Convolution, TensorCoreImplicitGemmAlternativeForms) {
     if (v) setenv(name, v->c_str(), 1);
     else unsetenv(name);
   };
-  const auto pipe = keep("FREEDNN_CONV_MMA_PIPE");
+  const auto pipe = keep("FREEDNN_CONV_MMA_PIPE"), fused = keep("FREEDNN_CONV_MMA_FUSED");
+  const auto tiles = keep("FREEDNN_CONV_MMA_TILES");
   setenv("FREEDNN_CONV_MMA_PIPE", "0", 1);
+  setenv("FREEDNN_CONV_MMA_FUSED", "1", 1);
+  setenv("FREEDNN_CONV_MMA_TILES", "old", 1);
   check_tensor_core_shapes(test_seed(409));
   restore("FREEDNN_CONV_MMA_PIPE", pipe);
+  restore("FREEDNN_CONV_MMA_FUSED", fused);
+  restore("FREEDNN_CONV_MMA_TILES", tiles);
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
