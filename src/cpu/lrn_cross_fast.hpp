@@ -538,6 +538,20 @@ struct RowRunner {
 
 // ---- Entry ---------------------------------------------------------------------------
 
+inline Math make_math(const graph::LrnOp &op, int rank) {
+  Math m;
+  m.k = static_cast<float>(op.k);
+  m.a = static_cast<float>(lrn_alpha_over_size(op, rank));
+  m.neg_beta = static_cast<float>(-op.beta);
+  m.two_a_beta = static_cast<float>(2.0 * lrn_alpha_over_size(op, rank) * op.beta);
+  m.beta_one = op.beta == 1.0;
+  m.beta_075 = op.beta == 0.75;
+  m.n = op.n;
+  m.behind = graph::lrn_look_behind(op.n);
+  m.ahead = graph::lrn_look_ahead(op.n);
+  return m;
+}
+
 template <class ST>
 bool run_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack) {
   const graph::Tensor &xt = g.tensor(op.x);
@@ -546,16 +560,7 @@ bool run_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp
   if (op.backward) strides.push_back(&g.tensor(op.dy).strides);
   const Shape shape = classify(xt, strides);
   if (shape.layout == Layout::none) return false;
-  Math m;
-  m.k = static_cast<float>(op.k);
-  m.a = static_cast<float>(lrn_alpha_over_size(op, xt.rank()));
-  m.neg_beta = static_cast<float>(-op.beta);
-  m.two_a_beta = static_cast<float>(2.0 * lrn_alpha_over_size(op, xt.rank()) * op.beta);
-  m.beta_one = op.beta == 1.0;
-  m.beta_075 = op.beta == 0.75;
-  m.n = op.n;
-  m.behind = graph::lrn_look_behind(op.n);
-  m.ahead = graph::lrn_look_ahead(op.n);
+  const Math m = make_math(op, xt.rank());
   auto arg = [&](graph::Uid u) {
     Arg a;
     if (u == graph::kNoTensor) return a;

@@ -7,7 +7,8 @@
 //    registers, forward_vector_lanes). When columns are contiguous in x
 //    (NCHW) the window's rows are folded into one padded line, then the
 //    line's window columns (stride 2: split into even and odd positions), so
-//    that every loop is contiguous (forward_line). Other strides: each
+//    that every loop is contiguous (forward_line; float max 2x2/2 and 3x3/2
+//    in AVX-512 registers instead, pooling_max_rows.hpp). Other strides: each
 //    channel's row of outputs is folded one window column at a time.
 //  - Backward scatters dy of a (n, channel block) into a float (double)
 //    gradient plane through the same windows (max: to the first maximum of
@@ -31,7 +32,9 @@
 #include "core/error.hpp"
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
+#include "cpu/cpu_features.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/pooling_max_rows.hpp"
 #include "cpu/resample_geometry.hpp"
 
 namespace fdnn::cpu {
@@ -211,6 +214,7 @@ struct Kernels : ComputeIo<S, C> {
       }
     if (first)
       for (int64_t iw = 0; iw < W; ++iw) mid[iw] = init;
+    prefetch_rows_ahead(x, n, c, d0, d1, oh);
     if (strw == 2) {
       for (int64_t k = 0; k < lp / 2; ++k) {
         even[k] = line[2 * k];
@@ -246,6 +250,55 @@ struct Kernels : ComputeIo<S, C> {
         for (int64_t ow = 0; ow < OW; ++ow) q[ow * sq] = store(a * acc[ow]);
     } else {
       for (int64_t ow = 0; ow < OW; ++ow) q[ow * sq] = store(a * acc[ow] + b * load(q + ow * sq));
+    }
+  }
+
+  // The input rows that the output row `ahead` rows after oh brings
+  // into its window for the first time (the next channel's plane after the
+  // last row of a 2-d plane): each output row reads only a few short rows,
+  // which the hardware prefetchers follow too late at this stride.
+  void prefetch_rows_ahead(const T *x, int64_t n, int64_t c, int64_t d0, int64_t d1, int64_t oh) const {
+    const int64_t row_bytes = G.in[2] * static_cast<int64_t>(sizeof(T)), step = std::max<int64_t>(G.str[1], 1);
+    const int64_t ahead = std::clamp<int64_t>(4096 / std::max<int64_t>(row_bytes * step, 1), 1, 16);
+    int64_t oh2 = oh + ahead, c2 = c;
+    if (oh2 >= G.out[1]) {
+      if (G.out[0] != 1 || c + 1 >= G.c) return;
+      oh2 -= G.out[1];
+      c2 = c + 1;
+      if (oh2 >= G.out[1]) return;
+    }
+    const int64_t end = std::min(oh2 * G.str[1] - G.pad[1] + G.win[1], G.in[1]);
+    const int64_t begin = std::max<int64_t>(end - step, 0);
+    for (int64_t id = d0; id < d1; ++id)
+      for (int64_t ih = begin; ih < end; ++ih) {
+        const char *row = reinterpret_cast<const char *>(x + n * G.is[0] + c2 * G.is[1] + id * G.is[2] + ih * G.is[3]);
+        for (int64_t b = 0; b < row_bytes; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
+      }
+  }
+
+  // Float max without NaN propagation, window width 2 or 3 at column
+  // stride 2, y columns contiguous, an AVX-512 CPU: pool_rows::max_row_stride2.
+  bool max_rows_fit() const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      return is_max && !prop && G.str[2] == 2 && (G.win[2] == 2 || G.win[2] == 3) && G.os[4] == 1 &&
+             G.win[0] * G.win[1] <= kMaxRows && avx512_usable();
+    }
+    return false;
+  }
+  static constexpr int64_t kMaxRows = 64;
+
+  void forward_max_rows(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh) const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      const float *rows[kMaxRows];
+      int nrows = 0;
+      int64_t sd, d0, d1, sh, h0, h1;
+      window_range(G, 0, od, sd, d0, d1);
+      window_range(G, 1, oh, sh, h0, h1);
+      for (int64_t id = d0; id < d1; ++id)
+        for (int64_t ih = h0; ih < h1; ++ih) rows[nrows++] = x + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
+      prefetch_rows_ahead(x, n, c, d0, d1, oh);
+      float *q = y + n * G.os[0] + c * G.os[1] + od * G.os[2] + oh * G.os[3];
+      pool_rows::max_row_stride2(rows, nrows, G.in[2], G.pad[2], static_cast<int>(G.win[2]), q, G.out[2], alpha, beta);
     }
   }
 
@@ -652,6 +705,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
     const int64_t rows = G.n * blocks * G.out[0] * G.out[1];
     // Columns contiguous in x: the line kernels (see forward_line).
     const bool lines = !G.channels_inner && G.is[4] == 1;
+    const bool max_rows = lines && k.max_rows_fit();
     par(rows, [&](int64_t b, int64_t e) {
       std::vector<C> acc(static_cast<size_t>(lines ? k.line_scratch() : G.out[2]));
       for (int64_t i = b; i < e; ++i) {
@@ -662,6 +716,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
         rest /= G.out[0];
         const int64_t blk = rest % blocks, n = rest / blocks;
         if (G.channels_inner) k.forward_channels(x, y, n, blk * cb, std::min(cb, G.c - blk * cb), od, oh);
+        else if (max_rows) k.forward_max_rows(x, y, n, blk, od, oh);
         else if (lines) k.forward_line_any(x, y, n, blk, od, oh, acc.data());
         else k.forward_row(x, y, n, blk, od, oh, acc.data());
       }

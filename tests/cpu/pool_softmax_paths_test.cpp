@@ -8,6 +8,8 @@
 //    blending, 2-d and 3-d, float / half / double;
 //  - average pooling backward with columns contiguous in dx (the gather
 //    form), dy with other strides, a large float dx (streaming stores);
+//  - float max pooling forward, NCHW, window width 2 or 3 at column stride
+//    2 (the AVX-512 row kernel), widths around its 16- and 32-lane steps;
 //  - pooling forward of float NHWC data with channels in 16s (accumulators
 //    in registers), with NaNs in x;
 //  - softmax forward and backward on float and double rows of every length
@@ -271,4 +273,30 @@ TEST(CpuSoftmaxVectorRows, EveryLengthAroundTheVectorWidths) {
                                             << " beta " << beta << " on " << engine_name(k);
         }
       }
+}
+
+// Float max pooling forward, NaNs not propagated, column stride 2 and
+// window width 2 or 3, NCHW x and y (src/cpu/pooling_max_rows.hpp on an
+// AVX-512 CPU: 16 outputs from 32 + 1 columns per step): widths around
+// the 16 and 32 lane steps, left padding 0 and 1 (masked loads past either
+// edge), vertical windows and strides of every kind, 3-d, NaNs in x,
+// blending (check_forward draws alpha and beta).
+TEST(CpuPoolingLinePaths, ForwardNchwFloatMaxStride2Rows) {
+  Rng rng(test_seed(933));
+  EngineHandles hs;
+  const std::vector<PoolCase> cases = {
+      {{1, 2, 5, 1}, {3, 3}, {1, 1}, {2, 2}},      {{1, 2, 4, 2}, {2, 2}, {0, 0}, {2, 2}},
+      {{2, 3, 7, 5}, {3, 3}, {1, 1}, {2, 2}},      {{1, 2, 6, 16}, {2, 3}, {0, 0}, {1, 2}},
+      {{1, 2, 9, 31}, {3, 3}, {1, 1}, {2, 2}},     {{1, 1, 8, 32}, {2, 2}, {1, 0}, {2, 2}},
+      {{1, 2, 5, 33}, {3, 3}, {0, 1}, {3, 2}},     {{1, 2, 6, 34}, {1, 3}, {0, 0}, {1, 2}},
+      {{1, 1, 7, 47}, {4, 3}, {2, 1}, {2, 2}},     {{2, 2, 8, 65}, {3, 2}, {1, 1}, {2, 2}},
+      {{1, 2, 12, 112}, {3, 3}, {1, 1}, {2, 2}},   {{1, 2, 4, 6, 33}, {2, 3, 3}, {1, 1, 1}, {2, 2, 2}},
+  };
+  for (const PoolCase &c : cases) {
+    const PoolingParams p = params_of(c, CUDNN_POOLING_MAX, false);
+    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, c.x_dims, packed_strides(c.x_dims, Layout::nchw));
+    fill_random(x, rng, -3, 3);
+    sprinkle_nans(rng, x, 0.03);
+    check_forward(hs, rng, p, x, Layout::nchw, "nchw float max stride-2 rows");
+  }
 }

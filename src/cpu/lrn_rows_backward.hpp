@@ -1,0 +1,488 @@
+// The AVX-512 path of cpu.lrn for cross-channel LRN backward with the
+// channels contiguous (NHWC-like), FLOAT, HALF and BFLOAT16 data.
+//
+// The generic channel-rows path of lrn_cross_fast.hpp runs a group of pixels
+// through seven array passes (squares, window sums, power, r, its sums,
+// result, store), each over the whole group; at 64 channels those passes,
+// not the memory, set its speed (about a quarter of oneDNN's). Here each
+// pixel's C channels go through one pass of 16-lane vectors with every
+// intermediate in registers (rows_backward_pixel):
+//  - the window sums of x^2 over channels c - behind .. c + ahead for
+//    vector i come from the squares of vectors i - 1, i, i + 1, moved across
+//    lanes with valignd (rows_shifted); for windows of 4 or more, from pair
+//    sums s[c - 1] + s[c] first, which halves the moves and adds;
+//  - S = k + a sum; beta 0.75: S^-3/4 and 1 / S from q = S^-1/4 (two
+//    reciprocal-square-root estimates and one Newton step, rows_pow075);
+//    beta 1: one division; r = dy x S^-beta / S;
+//  - dx = dy S^-beta - 2 a beta x (sum of r over c - ahead .. c + behind)
+//    needs r of vector i + 1, so dx runs one vector behind.
+// Other betas take the same pixel loop through padded rows in memory and
+// the vm:: power of Math::negpow (rows_backward_pixel_staged). The window
+// width N (1..16, cuDNN's range) is a template parameter, so every lane move
+// has an immediate count. The next pixels' x and dy are prefetched about
+// 2 KiB ahead (each pixel's rows are short: the hardware streamers see many
+// short streams), dense layouts step pixels by one stride instead of
+// walking the outer dims, and float outputs of 8 MiB and more written with
+// beta = 0 take non-temporal stores (whole, 64-byte-aligned vectors).
+//
+// CPUs without AVX-512 (or FREEDNN_CPU_NO_AVX512=1) keep the generic path.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+#include "cpu/lrn_cross_fast.hpp"
+
+namespace fdnn::cpu::lrn_fast {
+
+#define FDNN_LRN_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw")))
+// The per-vector helpers: always inlined into the pixel loops.
+#define FDNN_LRN_AVX512_INLINE __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw"), always_inline))
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+FDNN_LRN_AVX512_INLINE inline __mmask16 rows_lane_mask(int64_t left) {
+  return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
+}
+
+// Sum of p[0..N): a pairwise tree, so the adds are not one serial chain.
+template <int N>
+FDNN_LRN_AVX512_INLINE inline __m512 rows_window(const float *p) {
+  if constexpr (N == 1) {
+    return _mm512_loadu_ps(p);
+  } else {
+    constexpr int H = N / 2;
+    return _mm512_add_ps(rows_window<H>(p), rows_window<N - H>(p + H));
+  }
+}
+
+// inv = 1 / v and p = v^-0.75 of 16 lanes.
+struct InvPow {
+  __m512 inv, p;
+};
+
+// Lanes of v^-0.75 that the reciprocal-square-root formula does not cover
+// (v not a normal float below 3e38): std::pow, as pow_m075_avx512 does.
+// Out of line and by value, so that the hot loop keeps its vectors in
+// registers.
+FDNN_LRN_AVX512 __attribute__((noinline, cold)) inline InvPow rows_pow_fix(__m512 v, __mmask16 bad, InvPow ip) {
+  alignas(64) float vv[16], iv[16], pv[16];
+  _mm512_store_ps(vv, v);
+  _mm512_store_ps(iv, ip.inv);
+  _mm512_store_ps(pv, ip.p);
+  for (int j = 0; j < 16; ++j)
+    if ((bad >> j) & 1) pow_lane(vv[j], iv + j, pv + j);
+  return {_mm512_load_ps(iv), _mm512_load_ps(pv)};
+}
+
+// 1 / v and v^-0.75 on the live lanes `live`, from q = v^-1/4: q0 =
+// v^-1/2 (v^-1/2)^-1/2 from two reciprocal-square-root estimates (about
+// 13 bits), one Newton step for q^-4 = v (q' = q (5/4 - v q^4 / 4), v q^4
+// formed as (v q^2) q^2 so that nothing leaves the normal range), then
+// 1 / v = (q^2)^2 and v^-3/4 = q^2 q (finite and accurate up to the
+// largest float). Lanes whose v is not a positive normal float go through
+// std::pow.
+FDNN_LRN_AVX512_INLINE inline InvPow rows_pow075(__m512 v, __mmask16 live) {
+  const __m512 r0 = _mm512_rsqrt14_ps(v);
+  __m512 q = _mm512_mul_ps(r0, _mm512_rsqrt14_ps(r0));
+  __m512 q2 = _mm512_mul_ps(q, q);
+  const __m512 e = _mm512_mul_ps(_mm512_mul_ps(v, q2), q2);
+  q = _mm512_mul_ps(q, _mm512_fnmadd_ps(_mm512_set1_ps(0.25f), e, _mm512_set1_ps(1.25f)));
+  q2 = _mm512_mul_ps(q, q);
+  const InvPow ip{_mm512_mul_ps(q2, q2), _mm512_mul_ps(q2, q)};
+  // NaN, zero, infinity, subnormal or negative (vfpclassps classes 0x01 .. 0x80).
+  const __mmask16 bad = _mm512_mask_fpclass_ps_mask(live, v, 0xFF);
+  if (__builtin_expect(bad != 0, 0)) return rows_pow_fix(v, bad, ip);
+  return ip;
+}
+
+// Lanes of `cur` moved by J channels (J > 0: channel c + J from cur and
+// next; J < 0: channel c + J from prev and cur), for |J| < 16.
+template <int J>
+FDNN_LRN_AVX512_INLINE inline __m512 rows_shifted(__m512 prev, __m512 cur, __m512 next) {
+  if constexpr (J == 0) {
+    return cur;
+  } else if constexpr (J > 0) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(next), _mm512_castps_si512(cur), J));
+  } else {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(cur), _mm512_castps_si512(prev), 16 + J));
+  }
+}
+
+// Sum over J in [Lo, Hi] of rows_shifted<J>: a pairwise tree.
+template <int Lo, int Hi>
+FDNN_LRN_AVX512_INLINE inline __m512 rows_window_regs(__m512 prev, __m512 cur, __m512 next) {
+  if constexpr (Lo == Hi) {
+    return rows_shifted<Lo>(prev, cur, next);
+  } else {
+    constexpr int Mid = Lo + (Hi - Lo) / 2;
+    return _mm512_add_ps(rows_window_regs<Lo, Mid>(prev, cur, next), rows_window_regs<Mid + 1, Hi>(prev, cur, next));
+  }
+}
+
+// How the result reaches the output row.
+enum class RowsOut { store, blend, stream };
+
+// Per-thread rows of one pixel (floats) for the staged power (padded
+// squares, padded r, P, the sums, 1 / S) and for converted inputs and
+// results (xb, dyb, res: 16-bit data, or inputs that overlap the output).
+struct RowsScratch {
+  std::vector<float> buf;
+  float *sq, *r, *p, *s, *inv, *xb, *dyb, *res;
+  RowsScratch(int64_t C, int64_t n) {
+    const int64_t padded = C + n + 32, plain = C + 32;
+    buf.assign(static_cast<size_t>(2 * padded + 6 * plain), 0.0f);
+    sq = buf.data();
+    r = sq + padded;
+    p = r + padded;
+    s = p + plain;
+    inv = s + plain;
+    xb = inv + plain;
+    dyb = xb + plain;
+    res = dyb + plain;
+  }
+};
+
+// Pair sums t[c] = s[c - 1] + s[c] of vector cur (prev: the vector before).
+FDNN_LRN_AVX512_INLINE inline __m512 rows_pair(__m512 prev, __m512 cur) {
+  return _mm512_add_ps(cur, rows_shifted<-1>(prev, cur, cur));
+}
+
+// Sum over J in [Lo, Hi] of s[c + J] from the pair sums t (vectors tp, tc,
+// tn) and, for an odd count, one s term at Lo: about half the shifts and
+// adds of rows_window_regs for windows of 4 or more.
+template <int Lo, int Hi>
+FDNN_LRN_AVX512_INLINE inline __m512 rows_window_pairs(__m512 tp, __m512 tc, __m512 tn, __m512 sp, __m512 sc, __m512 sn) {
+  if constexpr (Hi == Lo) {
+    return rows_shifted<Lo>(sp, sc, sn);
+  } else if constexpr (Hi == Lo + 1) {
+    return rows_shifted<Hi>(tp, tc, tn);
+  } else {
+    return _mm512_add_ps(rows_shifted<Hi>(tp, tc, tn), rows_window_pairs<Lo, Hi - 2>(tp, tc, tn, sp, sc, sn));
+  }
+}
+
+// Writes res (16 lanes at `at`, live lanes mk) as RowsOut M says.
+template <RowsOut M>
+FDNN_LRN_AVX512_INLINE inline void rows_put(float *at, __mmask16 mk, __m512 res, __m512 be) {
+  if constexpr (M == RowsOut::store) {
+    _mm512_mask_storeu_ps(at, mk, res);
+  } else if constexpr (M == RowsOut::blend) {
+    _mm512_mask_storeu_ps(at, mk, _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(mk, at), res));
+  } else {
+    _mm512_stream_ps(at, res);  // whole, aligned vectors only (see RowsBackward)
+  }
+}
+
+// The broadcast constants of the pixel kernels, made once per run (locals
+// of the caller, so that the compiler keeps them in registers across the
+// pixel loop instead of reloading them after every output store).
+struct RowsConst {
+  __m512 kv, av, tab, al, be;
+};
+
+FDNN_LRN_AVX512_INLINE inline RowsConst rows_const(const Math &m, float alpha, float beta) {
+  return {_mm512_set1_ps(m.k), _mm512_set1_ps(m.a), _mm512_set1_ps(m.two_a_beta), _mm512_set1_ps(alpha),
+          _mm512_set1_ps(beta)};
+}
+
+// alpha (dy P - 2 a beta x rs), dyp = dy P.
+FDNN_LRN_AVX512_INLINE inline __m512 rows_dx(__m512 rs, __m512 xv, __m512 dyp, __m512 tab, __m512 al) {
+  return _mm512_mul_ps(al, _mm512_fnmadd_ps(_mm512_mul_ps(tab, xv), rs, dyp));
+}
+
+// dx of one pixel for beta 0.75 or 1, everything in registers: vector i's
+// window sums of x^2 need vectors i - 1 .. i + 1 of the squares (valignd
+// across them), and its dx the r of vectors i - 1 .. i + 1, so dx runs one
+// vector behind. Lanes past C load as zeros and their r is forced to zero,
+// so that no window reads anything but channels and zeros. Exact aliasing
+// (dx == dy or x) is safe: vector i + 1 of the inputs is loaded before
+// vector i - 1 of dx is written.
+template <int N, RowsOut M, bool kBetaOne>
+FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel(int64_t C, const float *x, const float *dy, float *out,
+                                                       const RowsConst &k) {
+  constexpr int B = (N - 1) / 2, A = N - 1 - B;  // graph::lrn_look_behind / ahead
+  constexpr bool kPairs = N >= 4;                 // window sums from pair sums (rows_window_pairs)
+  const __m512 zero = _mm512_setzero_ps(), kv = k.kv, av = k.av, tab = k.tab, al = k.al, be = k.be;
+  const int64_t V = (C + 15) / 16;
+  __mmask16 mk_c = rows_lane_mask(C), mk_p = 0;
+  __m512 x_c = _mm512_maskz_loadu_ps(mk_c, x), dy_c = _mm512_maskz_loadu_ps(mk_c, dy);
+  __m512 sq_p = zero, sq_c = _mm512_mul_ps(x_c, x_c);
+  __m512 tq_p = zero, tq_c = kPairs ? rows_pair(zero, sq_c) : zero;  // pair sums of the squares
+  __m512 x_p = zero, dyp_p = zero, r_pp = zero, r_p = zero, tr_pp = zero, tr_p = zero;
+#pragma GCC unroll 4
+  for (int64_t i = 0; i < V; ++i) {
+    const int64_t cn = (i + 1) * 16;
+    const __mmask16 mk_n = cn < C ? rows_lane_mask(C - cn) : static_cast<__mmask16>(0);
+    const __m512 x_n = _mm512_maskz_loadu_ps(mk_n, x + cn), dy_n = _mm512_maskz_loadu_ps(mk_n, dy + cn);
+    const __m512 sq_n = _mm512_mul_ps(x_n, x_n);
+    __m512 tq_n = zero, ssum;
+    if constexpr (kPairs) {
+      tq_n = rows_pair(sq_c, sq_n);
+      ssum = rows_window_pairs<-B, A>(tq_p, tq_c, tq_n, sq_p, sq_c, sq_n);
+    } else {
+      ssum = rows_window_regs<-B, A>(sq_p, sq_c, sq_n);
+    }
+    const __m512 v = _mm512_fmadd_ps(av, ssum, kv);
+    InvPow ip;
+    if constexpr (kBetaOne) {
+      ip.inv = _mm512_div_ps(_mm512_set1_ps(1.0f), v);
+      ip.p = ip.inv;
+    } else {
+      ip = rows_pow075(v, mk_c);
+    }
+    const __m512 dyp = _mm512_mul_ps(dy_c, ip.p);  // dy S^-beta: in r and in dx
+    const __m512 r_c = _mm512_maskz_mul_ps(mk_c, _mm512_mul_ps(dyp, x_c), ip.inv);
+    __m512 tr_c = zero;
+    if constexpr (kPairs) tr_c = rows_pair(r_p, r_c);
+    if (i > 0) {
+      __m512 rs;
+      if constexpr (kPairs) rs = rows_window_pairs<-A, B>(tr_pp, tr_p, tr_c, r_pp, r_p, r_c);
+      else rs = rows_window_regs<-A, B>(r_pp, r_p, r_c);
+      rows_put<M>(out + (i - 1) * 16, mk_p, rows_dx(rs, x_p, dyp_p, tab, al), be);
+    }
+    sq_p = sq_c;
+    sq_c = sq_n;
+    tq_p = tq_c;
+    tq_c = tq_n;
+    x_p = x_c;
+    x_c = x_n;
+    dy_c = dy_n;
+    dyp_p = dyp;
+    r_pp = r_p;
+    r_p = r_c;
+    tr_pp = tr_p;
+    tr_p = tr_c;
+    mk_p = mk_c;
+    mk_c = mk_n;
+  }
+  __m512 rs;
+  if constexpr (kPairs) rs = rows_window_pairs<-A, B>(tr_pp, tr_p, rows_pair(r_p, zero), r_pp, r_p, zero);
+  else rs = rows_window_regs<-A, B>(r_pp, r_p, zero);
+  rows_put<M>(out + (V - 1) * 16, mk_p, rows_dx(rs, x_p, dyp_p, tab, al), be);
+}
+
+// dx of one pixel for other betas: the window sums go through the padded
+// rows of w (see the top of this file) and the power through Math::negpow.
+template <int N, RowsOut M>
+FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel_staged(const Math &m, int64_t C, const float *x, const float *dy,
+                                                              float *out, const RowsConst &k, const RowsScratch &w) {
+  float *sq = w.sq + m.behind;
+  for (int64_t c = 0; c < C; c += 16) {
+    const __mmask16 mk = rows_lane_mask(C - c);
+    const __m512 xv = _mm512_maskz_loadu_ps(mk, x + c);
+    _mm512_mask_storeu_ps(sq + c, mk, _mm512_mul_ps(xv, xv));
+  }
+  for (int64_t c = 0; c < C; c += 16) _mm512_storeu_ps(w.s + c, rows_window<N>(w.sq + c));
+  m.negpow(w.s, w.inv, w.p, C);
+  float *rr = w.r + m.ahead;
+  for (int64_t c = 0; c < C; c += 16) {
+    const __mmask16 mk = rows_lane_mask(C - c);
+    const __m512 xv = _mm512_maskz_loadu_ps(mk, x + c), dyv = _mm512_maskz_loadu_ps(mk, dy + c);
+    const __m512 pi = _mm512_mul_ps(_mm512_loadu_ps(w.p + c), _mm512_loadu_ps(w.inv + c));
+    _mm512_mask_storeu_ps(rr + c, mk, _mm512_mul_ps(_mm512_mul_ps(dyv, xv), pi));
+  }
+  const __m512 tab = k.tab, al = k.al, be = k.be;
+  for (int64_t c = 0; c < C; c += 16) {
+    const __mmask16 mk = rows_lane_mask(C - c);
+    const __m512 rs = rows_window<N>(w.r + c);
+    const __m512 xv = _mm512_maskz_loadu_ps(mk, x + c), dyv = _mm512_maskz_loadu_ps(mk, dy + c);
+    const __m512 dp = _mm512_mul_ps(dyv, _mm512_loadu_ps(w.p + c));
+    rows_put<M>(out + c, mk, _mm512_mul_ps(al, _mm512_fnmadd_ps(_mm512_mul_ps(tab, xv), rs, dp)), be);
+  }
+}
+
+// One pixel with the output mode chosen at run time.
+template <int N, RowsOut M>
+FDNN_LRN_AVX512_INLINE inline void rows_backward_any(const Math &m, int64_t C, const float *x, const float *dy, float *out,
+                                                     const RowsConst &k, const RowsScratch &w) {
+  if (m.beta_075) rows_backward_pixel<N, M, false>(C, x, dy, out, k);
+  else if (m.beta_one) rows_backward_pixel<N, M, true>(C, x, dy, out, k);
+  else rows_backward_pixel_staged<N, M>(m, C, x, dy, out, k, w);
+}
+
+template <class ST>
+struct RowsBackward {
+  using T = typename ST::type;
+  const Shape &s;
+  const graph::Tensor &xt;
+  const Math &m;
+  Arg x, dy, out;
+  bool direct;  // float inputs read in place (no overlap with the output)
+  float alpha, beta;
+  bool stream;  // float output, beta 0, large: non-temporal stores where aligned
+  int64_t group;
+  bool linear;       // pixel q at q * step[j] in operand j (x, out, dy)
+  int64_t step[3];
+
+  int64_t items() const { return (s.outer + group - 1) / group; }
+
+  // One pixel: x, dy and the output at element offsets xo, dyo, oo. k:
+  // the constants with this call's alpha and beta, k1 with 1 and 0 (16-bit
+  // results, blended by store_row).
+  template <int N>
+  FDNN_LRN_AVX512_INLINE void pixel(int64_t xo, int64_t dyo, int64_t oo, const RowsConst &k, const RowsConst &k1,
+                                    const RowsScratch &w) const {
+    const int64_t C = s.channels;
+    const T *xs = reinterpret_cast<const T *>(x.data) + xo;
+    const T *dys = reinterpret_cast<const T *>(dy.data) + dyo;
+    T *os = reinterpret_cast<T *>(out.data) + oo;
+    if constexpr (kIsFloat<ST>) {
+      (void)k1;
+      const float *xr = xs, *dyr = dys;
+      if (!direct) {
+        load_row<ST>(xs, C, w.xb);
+        load_row<ST>(dys, C, w.dyb);
+        xr = w.xb;
+        dyr = w.dyb;
+      }
+      if (beta != 0.0f) rows_backward_any<N, RowsOut::blend>(m, C, xr, dyr, os, k, w);
+      else if (stream && (reinterpret_cast<uintptr_t>(os) & 63) == 0)
+        rows_backward_any<N, RowsOut::stream>(m, C, xr, dyr, os, k, w);
+      else rows_backward_any<N, RowsOut::store>(m, C, xr, dyr, os, k, w);
+    } else {
+      load_row<ST>(xs, C, w.xb);
+      load_row<ST>(dys, C, w.dyb);
+      rows_backward_any<N, RowsOut::store>(m, C, w.xb, w.dyb, w.res, k1, w);
+      store_row<ST>(os, w.res, C, alpha, beta);
+    }
+  }
+
+  void prefetch_pixel(int64_t xo, int64_t dyo) const {
+    const int64_t esize = static_cast<int64_t>(sizeof(T)), bytes = s.channels * esize;
+    const char *xp = x.data + xo * esize, *dp = dy.data + dyo * esize;
+    for (int64_t b = 0; b < bytes; b += 64) {
+      _mm_prefetch(xp + b, _MM_HINT_T0);
+      _mm_prefetch(dp + b, _MM_HINT_T0);
+    }
+  }
+
+  // Pixels [begin * group, end * group), the inputs prefetched about 2 KiB
+  // (whole pixels, at least one) ahead. Pixels a fixed stride apart in every
+  // operand (linear) step by that stride; others walk the outer dims.
+  template <int N>
+  FDNN_LRN_AVX512 void run(int64_t begin, int64_t end) const {
+    RowsScratch w(s.channels, N);
+    const RowsConst k = rows_const(m, alpha, beta), k1 = rows_const(m, 1.0f, 0.0f);
+    const int64_t ahead = std::clamp<int64_t>(2048 / (s.channels * static_cast<int64_t>(sizeof(T))), 1, 32);
+    const int64_t first = begin * group, last = std::min(end * group, s.outer);
+    if (linear) {
+      for (int64_t q = first; q < std::min(last, first + ahead); ++q) prefetch_pixel(q * step[0], q * step[2]);
+      for (int64_t q = first; q < last; ++q) {
+        if (q + ahead < last) prefetch_pixel((q + ahead) * step[0], (q + ahead) * step[2]);
+        pixel<N>(q * step[0], q * step[2], q * step[1], k, k1, w);
+      }
+    } else {
+      const Arg args[3] = {x, out, dy};
+      OuterWalker walk(s, xt, args, 3, first), pre(s, xt, args, 3, first);
+      int64_t pre_at = first;
+      for (; pre_at < std::min(last, first + ahead); ++pre_at, pre.next()) prefetch_pixel(pre.offset(0), pre.offset(2));
+      for (int64_t q = first; q < last; ++q, walk.next()) {
+        if (pre_at < last) {
+          prefetch_pixel(pre.offset(0), pre.offset(2));
+          pre.next();
+          ++pre_at;
+        }
+        pixel<N>(walk.offset(0), walk.offset(2), walk.offset(1), k, k1, w);
+      }
+    }
+    if (stream) _mm_sfence();
+  }
+
+  void run_items(int64_t begin, int64_t end) const {
+    switch (m.n) {
+#define FDNN_LRN_ROWS(NN) \
+  case NN: run<NN>(begin, end); return;
+      FDNN_LRN_ROWS(1) FDNN_LRN_ROWS(2) FDNN_LRN_ROWS(3) FDNN_LRN_ROWS(4) FDNN_LRN_ROWS(5) FDNN_LRN_ROWS(6)
+      FDNN_LRN_ROWS(7) FDNN_LRN_ROWS(8) FDNN_LRN_ROWS(9) FDNN_LRN_ROWS(10) FDNN_LRN_ROWS(11) FDNN_LRN_ROWS(12)
+      FDNN_LRN_ROWS(13) FDNN_LRN_ROWS(14) FDNN_LRN_ROWS(15) FDNN_LRN_ROWS(16)
+#undef FDNN_LRN_ROWS
+      default: fail(CUDNN_STATUS_INTERNAL_ERROR, "cpu.lrn: window width ", m.n, " outside 1..16");
+    }
+  }
+};
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+// Outputs at least this large (bytes) that beta = 0 does not read are
+// written with non-temporal stores: they would only evict the inputs.
+constexpr int64_t kRowsStreamBytes = int64_t(8) << 20;
+
+template <class ST>
+bool run_rows_backward_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op,
+                             const VariantPack &pack) {
+  const graph::Tensor &xt = g.tensor(op.x);
+  const std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(op.dx).strides,
+                                                             &g.tensor(op.dy).strides};
+  const Shape shape = classify(xt, strides);
+  if (shape.layout != Layout::channel_rows) return false;
+  const Math m = make_math(op, xt.rank());
+  if (m.n < 1 || m.n > 16) return false;
+  auto arg = [&](graph::Uid u) {
+    Arg a;
+    a.data = static_cast<char *>(pack.get(u));
+    a.strides = &g.tensor(u).strides;
+    return a;
+  };
+  const Arg x = arg(op.x), out = arg(op.dx), dy = arg(op.dy);
+  const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
+  const size_t es = sizeof(typename ST::type);
+  const bool alias = overlaps(x, out, xt, es) || overlaps(dy, out, xt, es);
+  const int64_t C = shape.channels;
+  const bool stream = kIsFloat<ST> && beta == 0.0f && C % 16 == 0 &&
+                      shape.outer * C * static_cast<int64_t>(es) >= kRowsStreamBytes;
+  // Items of about 16 KiB of x each.
+  const int64_t group = std::max<int64_t>(1, 4096 / C);
+  RowsBackward<ST> r{shape, xt, m, x, dy, out, kIsFloat<ST> && !alias, alpha, beta, stream, group, true, {0, 0, 0}};
+  // Linear: the outer dims (extent 1 ignored) nest with no gaps in every operand.
+  const Arg ops[3] = {x, out, dy};
+  for (int j = 0; j < 3; ++j) {
+    int64_t extent = 1;
+    bool found = false;
+    for (int i = static_cast<int>(shape.outer_dims.size()) - 1; i >= 0; --i) {
+      const int d = shape.outer_dims[static_cast<size_t>(i)];
+      if (xt.dims[d] == 1) continue;
+      if (!found) {
+        r.step[j] = ops[j].stride(d);
+        found = true;
+      } else if (ops[j].stride(d) != r.step[j] * extent) {
+        r.linear = false;
+      }
+      extent *= xt.dims[d];
+    }
+  }
+  const int64_t items = r.items();
+  auto body = [&](int64_t b, int64_t e) { r.run_items(b, e); };
+  if (ctx.pool != nullptr && items > 1 && items * group * C >= 16384)
+    ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 8));
+  else body(0, items);
+  return true;
+}
+
+// Runs cross-channel LRN backward on the AVX-512 channel-rows path and
+// returns true, or returns false when it does not apply.
+inline bool run_rows_backward(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op,
+                              const VariantPack &pack) {
+  if (op.kind != graph::LrnKind::cross_channel || !op.backward || !vm::has_avx512()) return false;
+  switch (g.tensor(op.x).dtype) {
+    case CUDNN_DATA_FLOAT: return run_rows_backward_typed<Storage<CUDNN_DATA_FLOAT>>(ctx, g, op, pack);
+    case CUDNN_DATA_HALF: return run_rows_backward_typed<Storage<CUDNN_DATA_HALF>>(ctx, g, op, pack);
+    case CUDNN_DATA_BFLOAT16: return run_rows_backward_typed<Storage<CUDNN_DATA_BFLOAT16>>(ctx, g, op, pack);
+    default: return false;
+  }
+}
+
+#undef FDNN_LRN_AVX512
+#undef FDNN_LRN_AVX512_INLINE
+
+}  // namespace fdnn::cpu::lrn_fast
