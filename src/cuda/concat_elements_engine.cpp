@@ -13,33 +13,10 @@
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "cuda/concat_elements_args.hpp"
+#include "cuda/kernel_args.hpp"
 
 namespace fdnn::cuda {
 namespace {
-
-// The types the kernel reads and writes (cuda/element_access.cuh).
-bool element_type(cudnnDataType_t t) {
-  switch (t) {
-    case CUDNN_DATA_FLOAT:
-    case CUDNN_DATA_FAST_FLOAT_FOR_FP8:
-    case CUDNN_DATA_DOUBLE:
-    case CUDNN_DATA_HALF:
-    case CUDNN_DATA_BFLOAT16:
-    case CUDNN_DATA_INT8:
-    case CUDNN_DATA_UINT8:
-    case CUDNN_DATA_INT32:
-    case CUDNN_DATA_UINT32:
-    case CUDNN_DATA_INT64:
-    case CUDNN_DATA_FP8_E4M3:
-    case CUDNN_DATA_FP8_E5M2:
-    case CUDNN_DATA_FP8_E8M0:
-    case CUDNN_DATA_BOOLEAN:
-    case CUDNN_DATA_FP4_E2M1:
-    case CUDNN_DATA_INT4:
-    case CUDNN_DATA_UINT4: return true;
-    default: return false;
-  }
-}
 
 class Plan final : public ExecutionPlan {
  public:
@@ -84,10 +61,10 @@ class CudaConcatElementsEngine final : public Engine {
     const graph::Tensor &y = g.tensor(op.y);
     if (type_info(y.dtype).bits >= 8)
       return Support::no("byte-addressed outputs go to cuda.concat.copies (the pointwise engines' copies)");
-    if (!element_type(y.dtype)) return Support::no(cat("no kernel writes ", type_info(y.dtype).enum_name));
+    if (!element_access_type(y.dtype)) return Support::no(cat("no kernel writes ", type_info(y.dtype).enum_name));
     if (y.rank() > kConcatMaxDims) return Support::no(cat("rank above ", kConcatMaxDims));
     for (graph::Uid u : op.inputs)
-      if (!element_type(g.tensor(u).dtype))
+      if (!element_access_type(g.tensor(u).dtype))
         return Support::no(cat("no kernel reads ", type_info(g.tensor(u).dtype).enum_name));
     return Support::yes();
   }

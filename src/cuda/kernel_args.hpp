@@ -35,6 +35,13 @@ inline bool element_type_supported(cudnnDataType_t dtype) {
   }
 }
 
+// Every type load_element / store_element handle: the above, and
+// FAST_FLOAT_FOR_FP8 (float storage), which the engines built on
+// element_type_supported() do not offer.
+inline bool element_access_type(cudnnDataType_t dtype) {
+  return dtype == CUDNN_DATA_FAST_FLOAT_FOR_FP8 || element_type_supported(dtype);
+}
+
 // One tensor operand of an element-wise kernel.
 struct OperandArgs {
   const void *ptr = nullptr;  // nullptr when by_value or absent

@@ -20,6 +20,7 @@
 
 #include "cuda/cuda_util.hpp"
 #include "cuda/element_access.cuh"
+#include "cuda/kernel_args.hpp"
 #include "cuda/matmul_args.hpp"
 #include "cuda/storage_types.cuh"
 
@@ -196,30 +197,6 @@ bool typed_kernel_types(int ta, int tb, int tc) {
   return is_float_family(ta) && is_float_family(tb) && is_float_family(tc);
 }
 
-// Types load_element / store_element handle (cuda/element_access.cuh).
-bool element_type(int t) {
-  switch (t) {
-    case CUDNN_DATA_FLOAT:
-    case CUDNN_DATA_FAST_FLOAT_FOR_FP8:
-    case CUDNN_DATA_DOUBLE:
-    case CUDNN_DATA_HALF:
-    case CUDNN_DATA_BFLOAT16:
-    case CUDNN_DATA_INT8:
-    case CUDNN_DATA_UINT8:
-    case CUDNN_DATA_INT32:
-    case CUDNN_DATA_UINT32:
-    case CUDNN_DATA_INT64:
-    case CUDNN_DATA_FP8_E4M3:
-    case CUDNN_DATA_FP8_E5M2:
-    case CUDNN_DATA_FP8_E8M0:
-    case CUDNN_DATA_BOOLEAN:
-    case CUDNN_DATA_FP4_E2M1:
-    case CUDNN_DATA_INT4:
-    case CUDNN_DATA_UINT4: return true;
-    default: return false;
-  }
-}
-
 // Types whose values float does not hold (beyond 2^24): the dyn_elem form
 // computes in double when an operand has one.
 bool wide_type(int t) {
@@ -229,7 +206,7 @@ bool wide_type(int t) {
 }  // namespace
 
 bool matmul_types_supported(cudnnDataType_t ta, cudnnDataType_t tb, cudnnDataType_t tc) {
-  return element_type(ta) && element_type(tb) && element_type(tc);
+  return element_access_type(ta) && element_access_type(tb) && element_access_type(tc);
 }
 
 void launch_matmul(const MatmulArgs &a, void *stream_p) {
