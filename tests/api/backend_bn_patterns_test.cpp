@@ -29,63 +29,6 @@ constexpr const char *kFused = "cpu.fusion.bn";
 constexpr const char *kSequential = "cpu.graph.sequential";
 constexpr const char *kRows = "cpu.normalization.rows";
 
-// Runs the graph through every engine config heuristics mode A offers (best
-// first), comparing every output each time. Returns the engines' names.
-std::vector<std::string> run_pattern(PatternGraph &pg) {
-  cudnnHandle_t handle = nullptr;
-  EXPECT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
-  std::vector<std::string> names;
-  {
-    const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, pg.ops);
-    for (auto &cfg : cfgs) {
-      std::unique_ptr<Desc> owned = finalized_plan(handle, cfg->d);
-      if (!owned) {
-        names.push_back("?");
-        continue;
-      }
-      Desc &plan = *owned;
-      names.push_back(plan_engine_name(plan));
-      SCOPED_TRACE("engine " + names.back());
-      int64_t ws_size = 0, got = 0;
-      EXPECT_EQ(cudnnBackendGetAttribute(plan.d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
-                                         &ws_size),
-                CUDNN_STATUS_SUCCESS);
-      Buffer ws(static_cast<size_t>(std::max<int64_t>(ws_size, 1)));
-      std::vector<Buffer> buffers;
-      std::vector<int64_t> uids;
-      std::vector<void *> ptrs;
-      buffers.reserve(pg.tensors.size());
-      for (PatternTensor &t : pg.tensors) {
-        uids.push_back(t.uid);
-        if (t.by_value) {
-          ptrs.push_back(&t.value);
-          buffers.emplace_back(1);
-          continue;
-        }
-        if (t.output) poison(t.data);
-        buffers.push_back(upload(t.data));
-        ptrs.push_back(buffers.back().get());
-      }
-      Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, ws.get()), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.finalize(), CUDNN_STATUS_SUCCESS);
-      const cudnnStatus_t st = cudnnBackendExecute(handle, plan.d, pack.d);
-      EXPECT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
-      if (st != CUDNN_STATUS_SUCCESS) continue;
-      for (size_t i = 0; i < pg.tensors.size(); ++i) {
-        PatternTensor &t = pg.tensors[i];
-        if (!t.output) continue;
-        download(buffers[i], t.data);
-        EXPECT_TRUE(matches(t.data, t.want)) << "output " << t.name;
-      }
-    }
-  }
-  cudnnDestroy(handle);
-  return names;
-}
-
 bool contains(const std::vector<std::string> &v, const std::string &s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -98,7 +41,7 @@ void check(const BnPatternConfig &c, uint64_t seed, const char *want_first, cons
   SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
   Rng rng(seed);
   PatternGraph pg = build_bn_pattern(c, rng);
-  const std::vector<std::string> names = run_pattern(pg);
+  const std::vector<std::string> names = run_on_every_engine(pg);
   if (gpu_mode()) {
     if (gpu_first != nullptr) {
       ASSERT_FALSE(names.empty()) << "no GPU engine: " << last_error();
@@ -185,7 +128,7 @@ void check_mixed(const BnPatternConfig &c, uint64_t seed, const char *gpu_first 
   SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
   Rng rng(seed);
   PatternGraph pg = build_bn_pattern(c, rng);
-  const std::vector<std::string> names = run_pattern(pg);
+  const std::vector<std::string> names = run_on_every_engine(pg);
   ASSERT_FALSE(names.empty()) << last_error();
   if (gpu_mode())
     EXPECT_EQ(names.front(), gpu_first);
@@ -398,7 +341,7 @@ TEST(BackendBnPatterns, NormThenAddReluRunsOpByOpOnGpu) {
       Rng data(rng.next());
       PatternGraph pg = build_bn_pattern(c, data);
       ASSERT_EQ(pg.ops.size(), 3u);
-      const std::vector<std::string> names = run_pattern(pg);
+      const std::vector<std::string> names = run_on_every_engine(pg);
       if (gpu_mode()) {
         for (const std::string &n : names) {
           EXPECT_EQ(n.rfind("cuda.", 0), 0u) << n;

@@ -27,62 +27,6 @@
 namespace fdnn_test {
 namespace {
 
-// Runs the graph through every engine config heuristics mode A offers,
-// comparing every output each time. Returns the engines' names.
-std::vector<std::string> run_all(PatternGraph &pg) {
-  cudnnHandle_t handle = nullptr;
-  EXPECT_EQ(cudnnCreate(&handle), CUDNN_STATUS_SUCCESS);
-  std::vector<std::string> names;
-  {
-    const std::vector<std::unique_ptr<Desc>> cfgs = engine_configs(handle, pg.ops);
-    for (auto &cfg : cfgs) {
-      std::unique_ptr<Desc> plan = finalized_plan(handle, cfg->d);
-      if (!plan) {
-        names.push_back("?");
-        continue;
-      }
-      names.push_back(plan_engine_name(*plan));
-      SCOPED_TRACE("engine " + names.back());
-      int64_t ws_size = 0, got = 0;
-      EXPECT_EQ(cudnnBackendGetAttribute(plan->d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &got,
-                                         &ws_size),
-                CUDNN_STATUS_SUCCESS);
-      Buffer ws(static_cast<size_t>(std::max<int64_t>(ws_size, 1)));
-      std::vector<Buffer> buffers;
-      std::vector<int64_t> uids;
-      std::vector<void *> ptrs;
-      buffers.reserve(pg.tensors.size());
-      for (PatternTensor &t : pg.tensors) {
-        uids.push_back(t.uid);
-        if (t.by_value) {
-          ptrs.push_back(&t.value);
-          buffers.emplace_back(1);
-          continue;
-        }
-        if (t.output) poison(t.data);
-        buffers.push_back(upload(t.data));
-        ptrs.push_back(buffers.back().get());
-      }
-      Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.set1(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, ws.get()), CUDNN_STATUS_SUCCESS);
-      EXPECT_EQ(pack.finalize(), CUDNN_STATUS_SUCCESS);
-      const cudnnStatus_t st = cudnnBackendExecute(handle, plan->d, pack.d);
-      EXPECT_EQ(st, CUDNN_STATUS_SUCCESS) << last_error();
-      if (st != CUDNN_STATUS_SUCCESS) continue;
-      for (size_t i = 0; i < pg.tensors.size(); ++i) {
-        PatternTensor &t = pg.tensors[i];
-        if (!t.output) continue;
-        download(buffers[i], t.data);
-        EXPECT_TRUE(matches(t.data, t.want)) << "output " << t.name;
-      }
-    }
-  }
-  cudnnDestroy(handle);
-  return names;
-}
-
 bool contains(const std::vector<std::string> &v, const std::string &s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -101,7 +45,7 @@ void check_norm(const BnPatternConfig &c, uint64_t seed) {
   SCOPED_TRACE(c.name() + " seed " + std::to_string(seed));
   Rng rng(seed);
   PatternGraph pg = build_bn_pattern(c, rng);
-  expect_engines(run_all(pg), "cuda.normalization.rows", "cpu.reference.normalization");
+  expect_engines(run_on_every_engine(pg), "cuda.normalization.rows", "cpu.reference.normalization");
 }
 
 std::vector<int64_t> norm_dims(Rng &rng, bool five_d) {
@@ -316,7 +260,7 @@ void check_conv(const ConvCase &k, uint64_t seed) {
     x.want = reference_conv_backward_data(p, w.data, y.data, alpha, beta, x.data, ct, slack);
   else
     w.want = reference_conv_backward_filter(p, x.data, y.data, alpha, beta, w.data, ct, slack);
-  expect_engines(run_all(pg), "cuda.conv", "cpu.reference.convolution");
+  expect_engines(run_on_every_engine(pg), "cuda.conv", "cpu.reference.convolution");
 }
 
 // HALF / BFLOAT16 inputs, FLOAT output: forward (x, w -> y), data gradient

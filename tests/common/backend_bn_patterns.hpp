@@ -86,4 +86,10 @@ struct PatternGraph {
 
 PatternGraph build_bn_pattern(const BnPatternConfig &c, Rng &rng);
 
+// Runs the graph through every engine config heuristics mode A offers (best
+// first): outputs poisoned, executed, every output compared with its
+// expectation (gtest failures on mismatch). Returns the engines' names in
+// the order offered ("?" for a config whose plan does not finalize).
+std::vector<std::string> run_on_every_engine(PatternGraph &pg);
+
 }  // namespace fdnn_test
