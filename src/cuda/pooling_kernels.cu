@@ -61,6 +61,18 @@ struct Geo {
   int blk_lo[3];  // block kernel: the first block of each dimension
 };
 
+// `v` of the lane `delta` below in the warp, for a vector type P of whole
+// 32-bit words (the row-strip kernels' left neighbour of a channel vector).
+template <class P>
+__device__ inline P shfl_up_words(const P &v, int delta) {
+  P r;
+#pragma unroll
+  for (int w32 = 0; w32 < static_cast<int>(sizeof(P) / 4); ++w32)
+    reinterpret_cast<uint32_t *>(&r)[w32] =
+        __shfl_up_sync(0xffffffffu, reinterpret_cast<const uint32_t *>(&v)[w32], delta);
+  return r;
+}
+
 template <class C>
 __device__ inline C lowest() {
   if constexpr (sizeof(C) == 8) return -DBL_MAX;
@@ -851,11 +863,7 @@ __global__ void __launch_bounds__(256) pooling_max_forward_nhwc_rows(Geo g, cons
 #pragma unroll
     for (int w = 0; w < NW; ++w) rm[w] = low;
     if constexpr (K == 3) {
-      P left;
-#pragma unroll
-      for (int w32 = 0; w32 < static_cast<int>(sizeof(P) / 4); ++w32)
-        reinterpret_cast<uint32_t *>(&left)[w32] =
-            __shfl_up_sync(0xffffffffu, reinterpret_cast<const uint32_t *>(&rb[i])[w32], CQT);
+      P left = shfl_up_words(rb[i], CQT);
       if (first_col && row_ok && s_ok) left = *reinterpret_cast<const P *>(xp + h * g.is[3] + s0 * g.is[4]);
       if (row_ok && s_ok)
 #pragma unroll
@@ -1028,11 +1036,7 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
       rk[l] = -1;
     }
     if constexpr (K == 3) {
-      P left;
-#pragma unroll
-      for (int w32 = 0; w32 < static_cast<int>(sizeof(P) / 4); ++w32)
-        reinterpret_cast<uint32_t *>(&left)[w32] =
-            __shfl_up_sync(0xffffffffu, reinterpret_cast<const uint32_t *>(&rb[i])[w32], CQT);
+      P left = shfl_up_words(rb[i], CQT);
       if (first_col && row_ok && s_ok) left = *reinterpret_cast<const P *>(xp + h * g.xs[3] + s0 * g.xs[4]);
       if (row_ok && s_ok)
 #pragma unroll
