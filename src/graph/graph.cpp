@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 #include "core/error.hpp"
 
@@ -63,7 +64,11 @@ void describe_tensor(std::ostream &os, const Tensor &t, bool with_values) {
 std::string Graph::structural_key() const {
   size_t bytes = 0;
   for (const Tensor &t : tensors_) bytes += 32 + 8 * (t.dims.size() + t.strides.size()) + (t.by_value ? 8 : 0);
-  std::string key(bytes, '\0');
+  // Room for the ops' raw-byte keys too (about 200 bytes each), so that
+  // appending them does not reallocate.
+  std::string key;
+  key.reserve(bytes + 256 * ops_.size());
+  key.resize(bytes);
   char *p = key.data();
   auto put = [&p](auto v) {
     std::memcpy(p, &v, sizeof v);
@@ -86,13 +91,19 @@ std::string Graph::structural_key() const {
   os.str(std::string());
   os.clear();
   for (const Op &op : ops_) {
-    if (const auto *conv = std::get_if<ConvolutionOp>(&op)) {
-      key += os.str();
-      os.str(std::string());
-      append_structural_key(key, *conv);
-      continue;
-    }
-    std::visit([&](const auto &o) { describe(os, o, false); }, op);
+    std::visit(
+        [&](const auto &o) {
+          using T = std::decay_t<decltype(o)>;
+          if constexpr (std::is_same_v<T, ConvolutionOp> || std::is_same_v<T, NormalizationOp> ||
+                        std::is_same_v<T, PointwiseOp>) {
+            key += os.str();
+            os.str(std::string());
+            append_structural_key(key, o);
+          } else {
+            describe(os, o, false);
+          }
+        },
+        op);
   }
   key += os.str();
   return key;

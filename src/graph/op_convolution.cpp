@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "graph/structural_key.hpp"
+
 namespace fdnn::graph {
 
 namespace {
@@ -34,15 +36,13 @@ void describe(std::ostream &os, const ConvolutionOp &op, bool with_values) {
 }
 
 void append_structural_key(std::string &key, const ConvolutionOp &op) {
-  auto put = [&key](int64_t v) { key.append(reinterpret_cast<const char *>(&v), sizeof v); };
   key += "\x01conv";
-  for (int64_t v : {static_cast<int64_t>(op.direction), static_cast<int64_t>(op.mode),
-                    static_cast<int64_t>(op.compute_type), static_cast<int64_t>(op.math_type),
-                    static_cast<int64_t>(op.algo), op.x, op.w, op.y, static_cast<int64_t>(op.blend.beta == 0.0)})
-    put(v);
+  key_put(key, {static_cast<int64_t>(op.direction), static_cast<int64_t>(op.mode), static_cast<int64_t>(op.compute_type),
+                static_cast<int64_t>(op.math_type), static_cast<int64_t>(op.algo), op.x, op.w, op.y,
+                static_cast<int64_t>(op.blend.beta == 0.0)});
   for (const std::vector<int64_t> *list : {&op.pre_padding, &op.post_padding, &op.stride, &op.dilation}) {
-    put(static_cast<int64_t>(list->size()));
-    for (int64_t v : *list) put(v);
+    key_put(key, static_cast<int64_t>(list->size()));
+    for (int64_t v : *list) key_put(key, v);
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "graph/structural_key.hpp"
+
 namespace fdnn::graph {
 
 void describe(std::ostream &os, const NormalizationOp &op, bool with_values) {
@@ -22,6 +24,17 @@ void describe(std::ostream &os, const NormalizationOp &op, bool with_values) {
     describe_blend(os, op.param_blend, with_values);
   }
   os << ')';
+}
+
+void append_structural_key(std::string &key, const NormalizationOp &op) {
+  key += "\x01norm";
+  key_put(key, {static_cast<int64_t>(op.mode), static_cast<int64_t>(op.backward), static_cast<int64_t>(op.phase),
+                static_cast<int64_t>(op.compute_type), op.x, op.y, op.z, op.scale, op.bias, op.mean, op.inv_variance,
+                op.variance, op.running_mean_in, op.running_mean_out, op.running_var_in, op.running_var_out, op.dy,
+                op.dx, op.dscale, op.dbias, op.dz, op.mask, static_cast<int64_t>(op.has_activation),
+                static_cast<int64_t>(op.has_activation ? op.activation : CUDNN_POINTWISE_IDENTITY),
+                static_cast<int64_t>(op.blend.beta == 0.0),
+                static_cast<int64_t>(op.backward && op.param_blend.beta == 0.0)});
 }
 
 }  // namespace fdnn::graph

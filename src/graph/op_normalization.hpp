@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "graph/blend.hpp"
@@ -72,5 +73,8 @@ struct NormalizationOp {
 
 // One op in the graph's text forms (structural key and verbose lines).
 void describe(std::ostream &os, const NormalizationOp &op, bool with_values);
+// The same structure as describe(os, op, false), appended as raw bytes
+// (graph/structural_key.hpp says why).
+void append_structural_key(std::string &key, const NormalizationOp &op);
 
 }  // namespace fdnn::graph

@@ -2,6 +2,8 @@
 
 #include <ostream>
 
+#include "graph/structural_key.hpp"
+
 namespace fdnn::graph {
 
 void describe(std::ostream &os, const PointwiseOp &p, bool with_values) {
@@ -14,6 +16,13 @@ void describe(std::ostream &os, const PointwiseOp &p, bool with_values) {
        << ",sw=" << p.swish_beta;
   describe_blend(os, p.blend, with_values);
   os << ')';
+}
+
+void append_structural_key(std::string &key, const PointwiseOp &p) {
+  key += "\x01pw";
+  key_put(key, {static_cast<int64_t>(p.mode), static_cast<int64_t>(p.compute_type),
+                static_cast<int64_t>(p.nan_propagation), p.x, p.b, p.t, p.y, p.axis,
+                static_cast<int64_t>(p.bwd_from_output), static_cast<int64_t>(p.blend.beta == 0.0)});
 }
 
 }  // namespace fdnn::graph

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "graph/blend.hpp"
@@ -41,5 +42,8 @@ struct PointwiseOp {
 
 // One op in the graph's text forms (structural key and verbose lines).
 void describe(std::ostream &os, const PointwiseOp &op, bool with_values);
+// The same structure as describe(os, op, false), appended as raw bytes
+// (graph/structural_key.hpp says why).
+void append_structural_key(std::string &key, const PointwiseOp &op);
 
 }  // namespace fdnn::graph
