@@ -374,6 +374,10 @@ graph::Tensor lanes_view(cudnnDataType_t dtype, int nb, const std::array<int, CU
   graph::Tensor t;
   t.dtype = scalar_type(dtype);
   const int64_t v = vect_count;
+  // Every legacy call converts its descriptors: one allocation each, not
+  // one per push_back.
+  t.dims.reserve(static_cast<size_t>(nb) + 1);
+  t.strides.reserve(static_cast<size_t>(nb) + 1);
   for (int i = 0; i < nb; ++i) {
     // Stored dims already count whole vectors along the vectorised dimension,
     // and every stride steps over whole elements of v lanes.
