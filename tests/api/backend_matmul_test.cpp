@@ -82,19 +82,6 @@ Problem random_problem(Rng &rng, const MatmulTypes &t) {
   return p;
 }
 
-std::unique_ptr<Desc> matmul_node(Desc &a, Desc &b, Desc &c, cudnnDataType_t compute) {
-  Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-  EXPECT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, compute), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
-  auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
-  return op;
-}
-
 cudnnDataType_t compute_type(const MatmulTypes &t) {
   if (t.a == CUDNN_DATA_INT8) return CUDNN_DATA_INT32;
   return t.c == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
@@ -113,7 +100,7 @@ std::vector<std::string> check_problem_in(BackendMatmul &fx, Rng &rng, const Pro
   poison(c0);  // beta = 0: NaN in c must not survive
   auto ad = tensor_desc(1, p.t.a, a.dims, a.strides), bd = tensor_desc(2, p.t.b, b.dims, b.strides);
   auto cd = tensor_desc(3, p.t.c, c0.dims, c0.strides);
-  auto op = matmul_node(*ad, *bd, *cd, compute_type(p.t));
+  auto op = matmul_op(*ad, *bd, *cd, compute_type(p.t));
   const std::vector<Expect> want = matmul_expected(a, b, p.c_dims, accumulate_roundoff(p.t));
   std::vector<std::string> names;
   Buffer ab = upload(a), bb = upload(b);
@@ -242,7 +229,7 @@ TEST_F(BackendMatmul, GroupedQueryScores) {
   poison(s0);
   auto qd = tensor_desc(1, p.t.a, q.dims, q.strides), kd = tensor_desc(2, p.t.b, kt.dims, kt.strides);
   auto sd = tensor_desc(3, p.t.c, s0.dims, s0.strides);
-  auto op = matmul_node(*qd, *kd, *sd, CUDNN_DATA_FLOAT);
+  auto op = matmul_op(*qd, *kd, *sd, CUDNN_DATA_FLOAT);
   std::unique_ptr<Desc> plan = make_plan({op.get()});
   ASSERT_NE(plan, nullptr);
   if (gpu_mode()) EXPECT_EQ(plan_engine_name(*plan), "cuda.matmul");
@@ -349,7 +336,7 @@ TEST_F(BackendMatmul, CublasLtRefusalsFallBack) {
     auto ad = tensor_desc(1, t.a, {2, 8, 12}, packed({2, 8, 12}));
     auto bd = tensor_desc(2, t.b, {2, 12, 4}, packed({2, 12, 4}));
     auto cd = tensor_desc(3, t.c, {2, 8, 4}, packed({2, 8, 4}));
-    auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
+    auto op = matmul_op(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
     EXPECT_GT(engine_count(handle, {op.get()}), 0);
     if (!gpu_mode()) continue;
     const std::string why = refusal(handle, *op, "cuda.matmul.cublaslt");
@@ -358,7 +345,7 @@ TEST_F(BackendMatmul, CublasLtRefusalsFallBack) {
   auto ad = tensor_desc(1, CUDNN_DATA_HALF, {4, 8, 12}, packed({4, 8, 12}));
   auto bd = tensor_desc(2, CUDNN_DATA_HALF, {2, 12, 4}, packed({2, 12, 4}));  // 2 divides 4
   auto cd = tensor_desc(3, CUDNN_DATA_FLOAT, {4, 8, 4}, packed({4, 8, 4}));
-  auto op = matmul_node(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
+  auto op = matmul_op(*ad, *bd, *cd, CUDNN_DATA_FLOAT);
   EXPECT_GT(engine_count(handle, {op.get()}), 0);
   if (!gpu_mode()) return;
   const std::string why = refusal(handle, *op, "cuda.matmul.cublaslt");

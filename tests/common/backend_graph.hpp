@@ -81,17 +81,18 @@ inline std::unique_ptr<Desc> pointwise_op(cudnnPointwiseMode_t mode, Desc &x, De
   return op;  // pw may be destroyed: the op keeps what it needs
 }
 
-// C = A x B with float compute (the matmul's operands carry their own types).
-inline std::unique_ptr<Desc> matmul_op(Desc &a, Desc &b, Desc &c) {
+// C = A x B, float compute unless told (the matmul's operands carry their
+// own types).
+inline std::unique_ptr<Desc> matmul_op(Desc &a, Desc &b, Desc &c, cudnnDataType_t compute = CUDNN_DATA_FLOAT) {
   Desc mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-  EXPECT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(mm.set1(CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, compute), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(mm.finalize(), CUDNN_STATUS_SUCCESS);
   auto op = std::make_unique<Desc>(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, a.d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, b.d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, c.d), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(op->set1(CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, mm.d), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(op->finalize(), CUDNN_STATUS_SUCCESS) << last_error();
   return op;
 }
 
