@@ -237,4 +237,19 @@ class RowMajorWalker {
   int64_t offset_ = 0;
 };
 
+// Writes value(j) for j < count to y's elements from logical index `base`
+// on: contiguous when there is no walker (y packed), else at the walker's
+// offsets, which it advances (the RNG engines' output loops).
+template <class T, class F>
+inline void write_run(T *yd, RowMajorWalker *walker, int64_t base, int64_t count, F &&value) {
+  if (walker == nullptr) {
+    for (int64_t j = 0; j < count; ++j) yd[base + j] = value(j);
+    return;
+  }
+  for (int64_t j = 0; j < count; ++j) {
+    yd[walker->offset()] = value(j);
+    walker->next();
+  }
+}
+
 }  // namespace fdnn::cpu

@@ -38,15 +38,7 @@ void run_chunk(const graph::Tensor &y, W *yd, W one, bool packed, uint64_t seed,
   for (int64_t base = e0; base < e1; base += 32) {
     const uint32_t bits = bernoulli_word(seed, offset, static_cast<uint64_t>(base / 32), threshold);
     const int64_t count = std::min<int64_t>(32, e1 - base);
-    if (packed) {
-      W *out = yd + base;
-      for (int64_t j = 0; j < count; ++j) out[j] = ((bits >> j) & 1u) ? one : W(0);
-    } else {
-      for (int64_t j = 0; j < count; ++j) {
-        yd[walker->offset()] = ((bits >> j) & 1u) ? one : W(0);
-        walker->next();
-      }
-    }
+    write_run(yd, walker.get(), base, count, [&](int64_t j) { return ((bits >> j) & 1u) ? one : W(0); });
   }
 }
 

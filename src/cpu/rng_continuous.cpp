@@ -44,15 +44,7 @@ void run_chunk(const graph::Tensor &y, typename S::type *yd, bool packed, uint64
     }
     typename S::type v[4];
     for (int j = 0; j < 4; ++j) v[j] = S::from_double(p0 + p1 * draw[j]);
-    const int64_t count = std::min<int64_t>(4, e1 - base);
-    if (packed) {
-      std::copy(v, v + count, yd + base);
-    } else {
-      for (int64_t j = 0; j < count; ++j) {
-        yd[walker->offset()] = v[j];
-        walker->next();
-      }
-    }
+    write_run(yd, walker.get(), base, std::min<int64_t>(4, e1 - base), [&](int64_t j) { return v[j]; });
   }
 }
 
