@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 
 namespace fdnn {
@@ -22,6 +23,19 @@ Support check_single_signal(const graph::Graph &g) {
       return Support::no("y must have x's type, dims and strides (a pass-through)");
   }
   return Support::yes();
+}
+
+SignalCopy signal_pass_through(const graph::Graph &g, const graph::SignalOp &op, const VariantPack &pack) {
+  SignalCopy c;
+  if (op.y == graph::kNoTensor || op.y == op.x) return c;
+  const graph::Tensor &x = g.tensor(op.x);
+  c.src = pack.get(op.x);
+  c.dst = pack.get(op.y);
+  if (c.src == c.dst || x.element_count() == 0) return c;
+  check_not_null(c.src, "the signal's x");
+  check_not_null(c.dst, "the signal's y");
+  c.bytes = lanes_to_bytes(x.dtype, x.span());
+  return c;
 }
 
 }  // namespace fdnn

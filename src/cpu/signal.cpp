@@ -9,7 +9,6 @@
 #include <thread>
 #include <variant>
 
-#include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/signal_support.hpp"
@@ -26,11 +25,8 @@ class Plan final : public ExecutionPlan {
     auto *flag = static_cast<int64_t *>(pack.get(op.flag));
     check_not_null(flag, "the signal flag");
     const auto pass_through = [&] {
-      if (op.y == graph::kNoTensor || op.y == op.x) return;
-      const graph::Tensor &x = g.tensor(op.x);
-      const void *src = pack.get(op.x);
-      void *dst = pack.get(op.y);
-      if (src != dst && x.element_count() > 0) std::memmove(dst, src, lanes_to_bytes(x.dtype, x.span()));
+      const SignalCopy c = signal_pass_through(g, op, pack);
+      if (c.bytes > 0) std::memmove(c.dst, c.src, c.bytes);
     };
     if (op.mode == CUDNN_SIGNAL_WAIT) {
       while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != op.value) std::this_thread::yield();

@@ -12,7 +12,6 @@
 #include <memory>
 #include <variant>
 
-#include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/signal_support.hpp"
@@ -31,15 +30,9 @@ class Plan final : public ExecutionPlan {
     auto *flag = static_cast<int64_t *>(pack.get(op.flag));
     check_not_null(flag, "the signal flag");
     const auto pass_through = [&] {
-      if (op.y == graph::kNoTensor || op.y == op.x) return;
-      const graph::Tensor &x = g.tensor(op.x);
-      const void *src = pack.get(op.x);
-      void *dst = pack.get(op.y);
-      if (src == dst || x.element_count() == 0) return;
-      check_not_null(src, "the signal's x");
-      check_not_null(dst, "the signal's y");
-      check_cuda(cudaMemcpyAsync(dst, src, lanes_to_bytes(x.dtype, x.span()), cudaMemcpyDefault,
-                                 as_stream(ctx.stream)),
+      const SignalCopy c = signal_pass_through(g, op, pack);
+      if (c.bytes == 0) return;
+      check_cuda(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDefault, as_stream(ctx.stream)),
                  "cudaMemcpyAsync (signal pass-through)");
     };
     if (op.mode == CUDNN_SIGNAL_WAIT) {
