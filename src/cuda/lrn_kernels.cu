@@ -7,6 +7,10 @@
 //    threads take adjacent positions, so NCHW reads are coalesced.
 //    Backward keeps S and dy*y/S of the last 32 channels in a small ring
 //    (y recomputed from x, as cuDNN does).
+//  - Cross-channel with contiguous channels (NHWC): rows of up to 128
+//    16-byte vectors in registers, the window through warp shuffles
+//    (cross_regs_kernel); longer rows or other windows: a warp per row in
+//    shared memory (cross_rows_forward / _backward).
 //  - Divisive: a thread per element sums its (D x) H x W window directly;
 //    backward first writes R = dy * y / S and S^-beta for every element to
 //    scratch (and dmeans), then sums R over the window for dx.
@@ -15,6 +19,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "cuda/cuda_util.hpp"
@@ -695,10 +701,233 @@ bool launch_cross_rows(const LrnArgs &a, cudaStream_t s) {
   return true;
 }
 
+// ---- Cross-channel with contiguous channels, rows in registers ----
+// G lanes per row (G = 8, 16 or 32), 32 / G rows per warp, R such sets of
+// rows per step: lane g of a group holds the row's 16-byte vectors g, g + G,
+// ..., g + (NV - 1) G (a group's loads are coalesced), and every load of a
+// step is issued before the first use. The window's neighbours come from the
+// neighbouring lanes by shuffles: the left neighbour of vector g + G k is
+// lane g - 1's vector k, or lane G - 1's vector k - 1 for g = 0 (the right
+// one likewise), and the vectors at or past the row's end hold zeros: the
+// channels outside [0, C). Windows reach at most one vector to each side
+// (BEHIND, AHEAD <= VEC). No shared memory and no barriers: a measured
+// 0.65 / 0.66 of copy for the shared-memory row kernels above (NHWC f32
+// 32x256x56x56, forward / backward) came from each warp's single 1 KB row
+// being all the memory traffic it had in flight. A row is read whole before
+// any of it is written: in place is safe.
+
+// out[k][i] = sum of v over the channels (k, i) - LB .. (k, i) + RA of the row.
+template <int G, int NV, int VEC, int LB, int RA>
+__device__ inline void window_sums(const float (&v)[NV][VEC], float (&out)[NV][VEC], int g) {
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    float left[LB > 0 ? LB : 1], right[RA > 0 ? RA : 1];
+#pragma unroll
+    for (int j = 0; j < LB; ++j) {  // element VEC - LB + j of the left neighbour
+      const float up = __shfl_up_sync(0xffffffffu, v[k][VEC - LB + j], 1, G);
+      float wrap = 0.0f;
+      if (k > 0) wrap = __shfl_sync(0xffffffffu, v[k - 1][VEC - LB + j], G - 1, G);
+      left[j] = g == 0 ? wrap : up;
+    }
+#pragma unroll
+    for (int j = 0; j < RA; ++j) {  // element j of the right neighbour
+      const float down = __shfl_down_sync(0xffffffffu, v[k][j], 1, G);
+      float wrap = 0.0f;
+      if (k + 1 < NV) wrap = __shfl_sync(0xffffffffu, v[k + 1][j], 0, G);
+      right[j] = g == G - 1 ? wrap : down;
+    }
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int d = -LB; d <= RA; ++d) {
+        const int e = i + d;
+        acc += e < 0 ? left[LB + e] : e >= VEC ? right[e - VEC] : v[k][e];
+      }
+      out[k][i] = acc;
+    }
+  }
+}
+
+template <class T, int G, int NV, int R, int BEHIND, int AHEAD, bool BWD>
+__global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
+  constexpr int VEC = 16 / sizeof(T);
+  constexpr int kGroups = 32 / G;  // rows of a warp at once
+  using P = Row16<T>;
+  const int lane = threadIdx.x & 31, g = lane % G, sub = lane / G;
+  const int warps = blockDim.x >> 5;
+  const uint32_t positions = static_cast<uint32_t>(a.positions);
+  const int nvec = static_cast<int>(a.dims[1]) / VEC;
+  const float k = static_cast<float>(a.k), al = static_cast<float>(a.a), beta = static_cast<float>(a.beta),
+              tab = static_cast<float>(a.two_a_beta);
+  const float blend_alpha = static_cast<float>(a.blend_alpha), blend_beta = static_cast<float>(a.blend_beta);
+  const int kind = pow_kind(a.beta);
+  const int out_op = BWD ? LrnArgs::kDx : LrnArgs::kY;
+  const uint64_t step = static_cast<uint64_t>(gridDim.x) * warps * kGroups * R;
+  for (uint64_t base = (static_cast<uint64_t>(blockIdx.x) * warps + (threadIdx.x >> 5)) * kGroups * R;
+       base < positions; base += step) {
+    P px[R][NV], pd[BWD ? R : 1][NV];
+    int64_t out_off[R];
+    bool row_ok[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const uint64_t p = base + static_cast<uint64_t>(r) * kGroups + sub;
+      row_ok[r] = p < positions;
+      const Offsets off = position_offsets32(a, row_ok[r] ? static_cast<uint32_t>(p) : 0u);
+      out_off[r] = off.o[out_op];
+      const P *xp = reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX]);
+      const P *dp = BWD ? reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy])
+                        : nullptr;
+#pragma unroll
+      for (int kk = 0; kk < NV; ++kk)
+        if (row_ok[r] && g + G * kk < nvec) {
+          px[r][kk] = xp[g + G * kk];
+          if constexpr (BWD) pd[r][kk] = dp[g + G * kk];
+        }
+    }
+    // Every load of the step is issued above, before the first use below.
+    float x[R][NV][VEC], dy[BWD ? R : 1][NV][VEC];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int kk = 0; kk < NV; ++kk) {
+        const bool ok = row_ok[r] && g + G * kk < nvec;
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+          x[r][kk][i] = ok ? to_compute<T, float>(px[r][kk].v[i]) : 0.0f;
+          if constexpr (BWD) dy[r][kk][i] = ok ? to_compute<T, float>(pd[r][kk].v[i]) : 0.0f;
+        }
+      }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float w[NV][VEC], res[NV][VEC];
+#pragma unroll
+      for (int kk = 0; kk < NV; ++kk)
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) w[kk][i] = x[r][kk][i] * x[r][kk][i];
+      window_sums<G, NV, VEC, BEHIND, AHEAD>(w, res, g);  // res: sums of squares
+      if constexpr (!BWD) {
+#pragma unroll
+        for (int kk = 0; kk < NV; ++kk)
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) res[kk][i] = x[r][kk][i] * neg_pow<float>(k + al * res[kk][i], beta, kind);
+      } else {
+        // dx(c) = dy(c) P(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} dy(j) x(j) P(j) / S(j).
+#pragma unroll
+        for (int kk = 0; kk < NV; ++kk) {
+          const bool ok = g + G * kk < nvec;
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) {
+            float pw, pos;
+            neg_pow_pair<float>(k + al * res[kk][i], beta, kind, pw, pos);
+            w[kk][i] = ok ? dy[r][kk][i] * x[r][kk][i] * pos : 0.0f;
+            dy[r][kk][i] *= pw;
+          }
+        }
+        window_sums<G, NV, VEC, AHEAD, BEHIND>(w, res, g);
+#pragma unroll
+        for (int kk = 0; kk < NV; ++kk)
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) res[kk][i] = dy[r][kk][i] - tab * x[r][kk][i] * res[kk][i];
+      }
+      if (!row_ok[r]) continue;
+      P *op = reinterpret_cast<P *>(static_cast<T *>(a.ptr[out_op]) + out_off[r]);
+#pragma unroll
+      for (int kk = 0; kk < NV; ++kk) {
+        if (g + G * kk >= nvec) continue;
+        P prior, o;
+        if (blend_beta != 0.0f) prior = op[g + G * kk];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) {
+          float v = blend_alpha * res[kk][i];
+          if (blend_beta != 0.0f) v += blend_beta * to_compute<T, float>(prior.v[i]);
+          if constexpr (std::is_same_v<T, __half>) o.v[i] = __float2half_rn(v);
+          else if constexpr (std::is_same_v<T, __nv_bfloat16>) o.v[i] = __float2bfloat16_rn(v);
+          else o.v[i] = v;
+        }
+        op[g + G * kk] = o;
+      }
+    }
+  }
+}
+
+// FREEDNN_LRN_TUNE (for measurements), comma-separated: "old" (the
+// shared-memory row kernels instead of the register ones), "r2" (two sets of
+// rows per warp and step instead of one for rows of 17..64 vectors). H100,
+// NHWC 32x256x56x56 n = 5, GB/s fwd / bwd (bench_lrn.c's bytes; copy 2700):
+// old 1884 / 1912, r2 2559 / 3173, one set 2596 / 3413 for f32; f16 956 /
+// 1059, 1666 / 1895, 1678 / 2462. More warps in flight (40 registers per
+// thread against 61 for f32 forward) beat more rows per warp.
+struct LrnTune {
+  bool old = false, r2 = false;
+};
+const LrnTune &lrn_tune() {
+  static const LrnTune t = [] {
+    LrnTune r;
+    const char *e = std::getenv("FREEDNN_LRN_TUNE");
+    const std::string s = e ? e : "";
+    r.old = s.find("old") != std::string::npos;
+    r.r2 = s.find("r2") != std::string::npos;
+    return r;
+  }();
+  return t;
+}
+
+template <class T, int G, int NV, int R, int BEHIND, int AHEAD>
+void launch_cross_regs_config(const LrnArgs &a, cudaStream_t s) {
+  constexpr int kThreads = 256, kRowsPerBlock = kThreads / G * R;
+  const int64_t blocks = (a.positions + kRowsPerBlock - 1) / kRowsPerBlock;
+  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(blocks, int64_t{1} << 30));
+  if (a.backward) cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, true><<<grid, kThreads, 0, s>>>(a);
+  else cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, false><<<grid, kThreads, 0, s>>>(a);
+  check_launch(a.backward ? "lrn cross_regs_kernel backward" : "lrn cross_regs_kernel forward");
+}
+
+template <class T, int BEHIND, int AHEAD>
+bool launch_cross_regs_window(const LrnArgs &a, int nvec, cudaStream_t s) {
+  const bool r2 = lrn_tune().r2;
+  if (nvec <= 8) launch_cross_regs_config<T, 8, 1, 2, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 16) launch_cross_regs_config<T, 16, 1, 2, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 32 && r2) launch_cross_regs_config<T, 32, 1, 2, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 32) launch_cross_regs_config<T, 32, 1, 1, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 64 && r2) launch_cross_regs_config<T, 32, 2, 2, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 64) launch_cross_regs_config<T, 32, 2, 1, BEHIND, AHEAD>(a, s);
+  else if (nvec <= 128) launch_cross_regs_config<T, 32, 4, 1, BEHIND, AHEAD>(a, s);
+  else return false;
+  return true;
+}
+
+// The register row kernels when every operand's channels are contiguous,
+// 16-byte aligned rows of at most 128 vectors, n = 3 or 5 (true); else nothing.
+template <class T, class C>
+bool launch_cross_regs(const LrnArgs &a, cudaStream_t s) {
+  if constexpr (!std::is_same_v<C, float>) {
+    return false;
+  } else {
+    if (lrn_tune().old) return false;
+    constexpr int E = static_cast<int>(16 / sizeof(T));
+    const int ops[3] = {LrnArgs::kX, a.backward ? LrnArgs::kDy : LrnArgs::kY,
+                        a.backward ? LrnArgs::kDx : LrnArgs::kY};
+    if (a.dims[1] % E != 0 || a.dims[1] > 128 * E || a.positions >= (int64_t{1} << 31)) return false;
+    for (int d = 0; d < a.rank; ++d)
+      if (a.dims[d] >= (int64_t{1} << 31)) return false;
+    for (int op : ops) {
+      if (a.strides[op][1] != 1 || !aligned_to(a.ptr[op], 16)) return false;
+      for (int d = 0; d < a.rank; ++d)
+        if (d != 1 && a.strides[op][d] % E != 0 && a.dims[d] > 1) return false;
+    }
+    const int nvec = static_cast<int>(a.dims[1] / E);
+    if (a.behind == 2 && a.ahead == 2) return launch_cross_regs_window<T, 2, 2>(a, nvec, s);
+    if (a.behind == 1 && a.ahead == 1) return launch_cross_regs_window<T, 1, 1>(a, nvec, s);
+    return false;
+  }
+}
+
 template <class T, class C>
 void launch_typed(const LrnArgs &a, cudaStream_t s) {
   constexpr int kThreads = 256;
   if (a.cross) {
+    if (launch_cross_regs<T, C>(a, s)) return;
     if (launch_cross_rows<T, C>(a, s)) return;
     const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
     const bool window = (a.behind == 2 && a.ahead == 2) || (a.behind == 1 && a.ahead == 1);

@@ -3,6 +3,8 @@
 //    16-byte aligned run; a group of threads (a warp for short rows, a
 //    256-thread block for long ones) holds the whole row in registers, so x
 //    (and dy) are read once and y (dx) written once: the memory-bound ideal.
+//    16-bit rows of 33..512 vectors: a warp per row, the row kept packed
+//    (softmax_warp_packed_kernel).
 //  - generic: any strides and row lengths; LANES threads per row (1 when the
 //    rows' innermost kept dim is contiguous, so a warp's threads read
 //    neighbouring addresses; else 32) walk the row two or three times.
@@ -11,6 +13,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "cuda/cuda_util.hpp"
 #include "cuda/softmax_args.hpp"
@@ -316,6 +320,167 @@ __global__ void __launch_bounds__(kBlock, (NV * VEC <= 16 ? 6 : 1)) softmax_fwd_
   }
 }
 
+// 16-bit rows of up to 32 * NV 16-byte vectors: a warp per row, the row
+// kept packed in registers (NV * 4 registers per input: half the registers
+// of float copies: the 4096-element forward takes 107 registers, 16 warps
+// per multiprocessor, each with its whole 8 KB row in flight), no block
+// barriers (warp shuffles only). Values are widened to float where used: the
+// exponentials are computed twice (for the sum and for the output) with the
+// special-function unit's exp2 (relative error about 2^-22 plus the argument's
+// rounding: far below half / bfloat16 precision). EXACT: expf, for measuring.
+constexpr int kWarpRowsBlock = 128;
+
+// e^d. (x - m) is formed before the scaling by log2(e): scaling x and m
+// apart would round m * log2(e) with an error that grows with |m|.
+template <bool EXACT>
+__device__ inline float exp_fast(float d) {
+  if constexpr (EXACT) return expf(d);
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(d * 1.4426950408889634f));
+  return r;
+}
+
+template <class S, int NV, int ALGO, bool BWD, bool EXACT>
+__global__ void __launch_bounds__(256) softmax_warp_packed_kernel(const SoftmaxArgs a) {
+  constexpr int VEC = 8;
+  using P = Pack<S, VEC>;
+  const int lane = threadIdx.x & 31;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (row >= a.rows) return;  // the whole warp: the row is its own
+  const int nvec = static_cast<int>(a.row_len / VEC);
+  const S *in0 = static_cast<const S *>(a.in0) + kept_offset(a, 0, row);
+  const S *in1 = BWD ? static_cast<const S *>(a.in1) + kept_offset(a, 1, row) : nullptr;
+  P p0[NV], p1[BWD ? NV : 1];
+#pragma unroll
+  for (int k = 0; k < NV; ++k)
+    if (lane + 32 * k < nvec) {
+      p0[k] = reinterpret_cast<const P *>(in0)[lane + 32 * k];
+      if constexpr (BWD) p1[k] = reinterpret_cast<const P *>(in1)[lane + 32 * k];
+    }
+  auto ld = [](const P &p, int i) { return Storage<S>::template load<float>(p.v[i]); };
+  auto valid = [&](int k) { return lane + 32 * k < nvec; };
+  const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  // Output of vector k, element i: f(k, i); blended and stored packed.
+  auto store = [&](auto f) {
+    S *out = static_cast<S *>(a.out) + kept_offset(a, BWD ? 2 : 1, row);
+#pragma unroll
+    for (int k = 0; k < NV; ++k) {
+      if (!valid(k)) continue;
+      P prior, r;
+      if (beta != 0.0f) prior = reinterpret_cast<const P *>(out)[lane + 32 * k];
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) {
+        float val = f(k, i);
+        if (beta != 0.0f) val += beta * ld(prior, i);
+        r.v[i] = Storage<S>::store(val);
+      }
+      reinterpret_cast<P *>(out)[lane + 32 * k] = r;
+    }
+  };
+  if constexpr (!BWD) {
+    float m = 0.0f;
+    if constexpr (ALGO != CUDNN_SOFTMAX_FAST) {
+      m = neg_inf<float>();
+#pragma unroll
+      for (int k = 0; k < NV; ++k)
+        if (valid(k))
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) m = fmaxf(m, ld(p0[k], i));
+      m = group_reduce<32, true>(m, static_cast<float *>(nullptr));
+    }
+    // A row of -inf only: m = -inf; x - m is NaN as on the other paths.
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+      if (valid(k))
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) s += exp_fast<EXACT>(ld(p0[k], i) - m);
+    s = group_reduce<32, false>(s, static_cast<float *>(nullptr));
+    if constexpr (ALGO == CUDNN_SOFTMAX_LOG) {
+      const float shift = m + logf(s);
+      store([&](int k, int i) { return alpha * (ld(p0[k], i) - shift); });
+    } else {
+      const float factor = alpha / s;
+      store([&](int k, int i) { return exp_fast<EXACT>(ld(p0[k], i) - m) * factor; });
+    }
+  } else {
+    // p0 = y, p1 = dy.
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+      if (valid(k))
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) s += ALGO == CUDNN_SOFTMAX_LOG ? ld(p1[k], i) : ld(p0[k], i) * ld(p1[k], i);
+    s = group_reduce<32, false>(s, static_cast<float *>(nullptr));
+    if constexpr (ALGO == CUDNN_SOFTMAX_LOG)
+      store([&](int k, int i) { return alpha * (ld(p1[k], i) - exp_fast<EXACT>(ld(p0[k], i)) * s); });
+    else
+      store([&](int k, int i) { return alpha * (ld(p0[k], i) * (ld(p1[k], i) - s)); });
+  }
+}
+
+// FREEDNN_SOFTMAX_TUNE (for measurements), comma-separated: "old" (16-bit
+// rows on the block kernels, as before the warp kernel), "exact" (the warp
+// kernel with expf instead of the approximate exp2), "w8" (8 warps per
+// block instead of 4). H100, 16384 x 4096 half, GB/s (copy 2900): forward
+// accurate / log 1994 / 1966 old, 2548 / 2619 new, 2425 / 2558 exact,
+// 2555 / 2598 w8; backward about 2780 on both kernels.
+struct SoftmaxTune {
+  bool old = false, exact = false, w8 = false;
+};
+const SoftmaxTune &softmax_tune() {
+  static const SoftmaxTune t = [] {
+    SoftmaxTune r;
+    const char *e = std::getenv("FREEDNN_SOFTMAX_TUNE");
+    const std::string s = e ? e : "";
+    r.old = s.find("old") != std::string::npos;
+    r.exact = s.find("exact") != std::string::npos;
+    r.w8 = s.find("w8") != std::string::npos;
+    return r;
+  }();
+  return t;
+}
+
+template <class S, int NV, bool BWD, bool EXACT>
+void launch_warp_packed_algo(const SoftmaxArgs &a, cudaStream_t stream) {
+  const int threads = softmax_tune().w8 ? 256 : kWarpRowsBlock;
+  const int rows_per_block = threads / 32;
+  const unsigned g = static_cast<unsigned>((a.rows + rows_per_block - 1) / rows_per_block);
+  if (a.algorithm == CUDNN_SOFTMAX_LOG)
+    softmax_warp_packed_kernel<S, NV, CUDNN_SOFTMAX_LOG, BWD, EXACT><<<g, threads, 0, stream>>>(a);
+  else if (a.algorithm == CUDNN_SOFTMAX_FAST && !BWD)
+    softmax_warp_packed_kernel<S, NV, CUDNN_SOFTMAX_FAST, BWD, EXACT><<<g, threads, 0, stream>>>(a);
+  else softmax_warp_packed_kernel<S, NV, CUDNN_SOFTMAX_ACCURATE, BWD, EXACT><<<g, threads, 0, stream>>>(a);
+  check_launch("softmax_warp_packed_kernel");
+}
+
+template <class S, int NV>
+void launch_warp_packed(const SoftmaxArgs &a, cudaStream_t stream) {
+  if (softmax_tune().exact) {
+    if (a.backward) launch_warp_packed_algo<S, NV, true, true>(a, stream);
+    else launch_warp_packed_algo<S, NV, false, true>(a, stream);
+  } else {
+    if (a.backward) launch_warp_packed_algo<S, NV, true, false>(a, stream);
+    else launch_warp_packed_algo<S, NV, false, false>(a, stream);
+  }
+}
+
+// The warp kernel for 16-bit rows of 33..512 vectors (264..4096 elements);
+// false when it does not apply.
+template <class S>
+bool try_warp_packed(const SoftmaxArgs &a, int64_t nvec, cudaStream_t stream) {
+  if constexpr (sizeof(S) != 2) {
+    return false;
+  } else {
+    if (softmax_tune().old || nvec <= 32 || nvec > 512) return false;
+    if (nvec <= 64) launch_warp_packed<S, 2>(a, stream);
+    else if (nvec <= 128) launch_warp_packed<S, 4>(a, stream);
+    else if (nvec <= 256) launch_warp_packed<S, 8>(a, stream);
+    else launch_warp_packed<S, 16>(a, stream);
+    return true;
+  }
+}
+
 template <class S, class C, int VEC, int NV, int GROUP>
 void launch_rows(const SoftmaxArgs &a, cudaStream_t stream) {
   constexpr int kRowsPerBlock = kBlock / GROUP;
@@ -346,6 +511,7 @@ bool try_rows(const SoftmaxArgs &a, cudaStream_t stream) {
       if (a.kept_stride[o][d] % VEC != 0) return false;
   }
   const int64_t nvec = a.row_len / VEC;
+  if (try_warp_packed<S>(a, nvec, stream)) return true;
   if (nvec <= 32) launch_rows<S, C, VEC, 1, 32>(a, stream);
   else if (nvec <= 128) launch_rows<S, C, VEC, 4, 32>(a, stream);
   else if (nvec <= 2 * kBlock) launch_rows<S, C, VEC, 2, kBlock>(a, stream);

@@ -367,6 +367,48 @@ TEST(LrnCrossChannelBackward, ChannelsLastVectorRows) {
   }
 }
 
+// Channels contiguous and 16-byte aligned rows of at most 128 vectors with
+// n = 3 or 5: the CUDA engine's register row kernels (8, 16 or 32 lanes per
+// row, 1, 2 or 4 vectors per lane, rows past the last position in a warp's
+// step). Positions packed, or one 8-element vector apart.
+std::vector<int64_t> vector_gap_channels_last(Rng &rng, const std::vector<int64_t> &dims) {
+  std::vector<int64_t> s(dims.size());
+  s[1] = 1;
+  int64_t next = dims[1] + (rng.coin(0.5) ? 8 : 0);
+  for (size_t d = dims.size() - 1; d >= 2; --d) {
+    s[d] = next;
+    next = s[d] * dims[d];
+  }
+  s[0] = next;
+  return s;
+}
+
+const std::vector<std::vector<int64_t>> kRegisterRowShapes = {
+    {2, 4, 3, 5},  {1, 8, 3, 3},   {1, 24, 5, 3},  {3, 48, 2, 5},  {1, 96, 3, 7},
+    {2, 200, 3, 3}, {1, 256, 4, 5}, {1, 384, 2, 5}, {1, 512, 3, 3}, {1, 1024, 2, 2}};
+
+TEST(LrnCrossChannelForward, ChannelsLastRegisterRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(308));
+  for (const auto &dims : kRegisterRowShapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}) {
+      LrnParams p = random_params(rng, false, 4);
+      p.n = rng.coin() ? 5 : 3;
+      check_forward_case(hs, rng, t, dims, p, vector_gap_channels_last);
+    }
+}
+
+TEST(LrnCrossChannelBackward, ChannelsLastRegisterRows) {
+  EngineHandles hs;
+  Rng rng(test_seed(309));
+  for (const auto &dims : kRegisterRowShapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}) {
+      LrnParams p = random_params(rng, false, 4);
+      p.n = rng.coin() ? 5 : 3;
+      check_backward_case(hs, rng, t, dims, p, vector_gap_channels_last);
+    }
+}
+
 // ---- Divisive normalization ------------------------------------------------------------
 
 TEST(DivisiveNormalizationForward, RandomShapesLayoutsTypesMeansBlend) {

@@ -111,6 +111,64 @@ TEST(SoftmaxBackward, EveryAlgorithmModeTypeLayoutAndBlend) {
       }
 }
 
+// Long contiguous rows (CHANNEL mode on N x C x 1 x 1, INSTANCE mode on
+// C x H x W): the CUDA engine's warp-per-row kernel for 16-bit rows of 264 to
+// 4096 elements (2, 4, 8 or 16 vectors per lane, lanes past the row's end),
+// next to rows that stay on the block kernels (longer, or not a multiple of 8).
+TEST(SoftmaxForwardBackward, LongContiguousRows) {
+  Rng rng(test_seed(406));
+  EngineHandles hs;
+  struct Case {
+    cudnnSoftmaxMode_t mode;
+    std::vector<int64_t> dims;
+  };
+  const std::vector<Case> cases = {{CUDNN_SOFTMAX_MODE_CHANNEL, {3, 4096, 1, 1}},
+                                   {CUDNN_SOFTMAX_MODE_CHANNEL, {2, 2056, 1, 1}},
+                                   {CUDNN_SOFTMAX_MODE_CHANNEL, {5, 1000, 1, 1}},
+                                   {CUDNN_SOFTMAX_MODE_CHANNEL, {2, 520, 1, 1}},
+                                   {CUDNN_SOFTMAX_MODE_CHANNEL, {2, 6000, 1, 1}},
+                                   {CUDNN_SOFTMAX_MODE_INSTANCE, {3, 4, 8, 9}},
+                                   {CUDNN_SOFTMAX_MODE_INSTANCE, {2, 8, 16, 16}}};
+  for (const Case &c : cases)
+    for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16})
+      for (auto A : {CUDNN_SOFTMAX_FAST, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG}) {
+        const std::vector<int64_t> &dims = c.dims;
+        HostTensor x = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
+        fill_random(x, rng, -8, 8);
+        HostTensor y0 = x, dy = x, y = x;
+        fill_random(y0, rng, -1, 1);
+        fill_random(dy, rng, -1, 1);
+        fill_softmax(A, c.mode, x, y);
+        const auto [alpha, beta] = kAlphaBeta[rng.integer(0, kAlphaBeta.size() - 1)];
+        const Scaling a(alpha), b(beta);
+        const std::vector<Expect> want_y = reference_softmax_forward(A, c.mode, a.value(t), x, b.value(t), y0);
+        const std::vector<Expect> want_dx = reference_softmax_backward(A, c.mode, a.value(t), y, dy, b.value(t), y0);
+        TensorDesc d(x);
+        Buffer xb = upload(x), yb = upload(y), dyb = upload(dy);
+        const std::string what = "algo " + std::to_string(A) + " mode " + std::to_string(c.mode) + " " + describe(x) +
+                                 " beta " + std::to_string(beta);
+        for (size_t k = 0; k < hs.all.size(); ++k) {
+          HostTensor out = y0;
+          if (beta == 0) poison(out);
+          Buffer ob = upload(out);
+          ASSERT_EQ(cudnnSoftmaxForward(hs.all[k], A, c.mode, a.for_type(t), d, xb.get(), b.for_type(t), d, ob.get()),
+                    CUDNN_STATUS_SUCCESS)
+              << what << " " << last_error();
+          download(ob, out);
+          EXPECT_TRUE(matches(out, want_y)) << "forward " << what << " on " << engine_name(k);
+          out = y0;
+          if (beta == 0) poison(out);
+          ob = upload(out);
+          ASSERT_EQ(cudnnSoftmaxBackward(hs.all[k], A, c.mode, a.for_type(t), d, yb.get(), d, dyb.get(), b.for_type(t),
+                                         d, ob.get()),
+                    CUDNN_STATUS_SUCCESS)
+              << what << " " << last_error();
+          download(ob, out);
+          EXPECT_TRUE(matches(out, want_dx)) << "backward " << what << " on " << engine_name(k);
+        }
+      }
+}
+
 // ACCURATE and LOG subtract the maximum: inputs around 1e4 do not overflow.
 TEST(SoftmaxForward, AccurateAndLogDoNotOverflow) {
   Rng rng(test_seed(403));

@@ -120,6 +120,7 @@ int main(void) {
   bench_lrn("nchw.n5.f32", CUDNN_DATA_FLOAT, dims, 0, 5);
   bench_lrn("nhwc.n5.f32", CUDNN_DATA_FLOAT, dims, 1, 5);
   bench_lrn("nchw.n5.f16", CUDNN_DATA_HALF, dims, 0, 5);
+  bench_lrn("nhwc.n5.f16", CUDNN_DATA_HALF, dims, 1, 5);
   int ddims[4] = {32, 64, 56, 56};
   bench_div("nomeans.n5.f32", CUDNN_DATA_FLOAT, ddims, 0, 5);
   bench_div("means.n5.f32", CUDNN_DATA_FLOAT, ddims, 1, 5);

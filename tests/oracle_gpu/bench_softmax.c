@@ -67,8 +67,22 @@ int main(void) {
     otensor_fill(&hx, 0.25, 2.0);
     Ctx h = {&hx, &hy, NULL, NULL, CUDNN_SOFTMAX_ACCURATE, NULL};
     report("softmax.fwd.accurate.16384x4096.f16", 2.0 * n * 2, time_ms(run_sm_fwd, &h));
+    OTensor hdy, hdx;
+    otensor_packed(&hdy, CUDNN_DATA_HALF, 4, dims, 0);
+    otensor_packed(&hdx, CUDNN_DATA_HALF, 4, dims, 0);
+    otensor_fill(&hdy, 0.25, 2.0);
+    h.dy = &hdy;
+    h.dx = &hdx;
+    run_sm_fwd(&h);
+    report("softmax.bwd.accurate.16384x4096.f16", 3.0 * n * 2, time_ms(run_sm_bwd, &h));
+    h.algo = CUDNN_SOFTMAX_LOG;
+    report("softmax.fwd.log.16384x4096.f16", 2.0 * n * 2, time_ms(run_sm_fwd, &h));
+    run_sm_fwd(&h);
+    report("softmax.bwd.log.16384x4096.f16", 3.0 * n * 2, time_ms(run_sm_bwd, &h));
     otensor_free(&hx);
     otensor_free(&hy);
+    otensor_free(&hdy);
+    otensor_free(&hdx);
   }
   /* Activations on the same 64M elements (as 64x256x64x64 NCHW). */
   int adims[4] = {64, 256, 64, 64};

@@ -146,6 +146,8 @@ static void lrn_cases(void) {
   int big[4] = {4, 96, 17, 23};
   lrn_case("nchw.big.n5.f32", CUDNN_DATA_FLOAT, 4, big, 0, 5, 3.0, 0.75, 1.0, 1.0, 0.0);
   lrn_case("nhwc.big.n5.f32", CUDNN_DATA_FLOAT, 4, big, 1, 5, 3.0, 0.75, 1.0, 1.0, 0.0);
+  lrn_case("nhwc.big.n5.f16", CUDNN_DATA_HALF, 4, big, 1, 5, 3.0, 0.75, 1.0, 1.0, 0.0);
+  lrn_case("nhwc.big.n3.blend.f32", CUDNN_DATA_FLOAT, 4, big, 1, 3, 2.0, 0.75, 1.0, 0.5, -1.0);
 }
 
 static void divnorm_cases(void) {
