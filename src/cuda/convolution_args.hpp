@@ -44,6 +44,9 @@ struct ConvArgs {
   int fused_split = 0;
   unsigned *split_counts = nullptr;
   int vec_out = 0;              // tensor-core epilogue: 16-byte runs of 8 outputs (see wmma_vec_out)
+  // The mma kernel's software-pipelined main loop where its tile has one
+  // (conv_mma_pipelined(), read when the plan is made, not per launch).
+  int mma_pipe = 1;
   double alpha = 1, beta = 0;
   const void *A = nullptr, *B = nullptr;
   void *dst = nullptr;           // the output (y, dx or dw)

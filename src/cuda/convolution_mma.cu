@@ -46,6 +46,10 @@
 // H100, ResNet-50 3x3 layers at batch 256, HALF NHWC (device run of
 // 2026-11-23): forward 185-295 TFLOP/s (WMMA 143-189), data gradient
 // 158-265 (117-168), filter gradient 152-242 (89-117).
+// Data gradients with unit strides and more than one tap now run through
+// the forward kernel on a transformed filter (convolution_dgrad_as_fwd.hpp;
+// FREEDNN_CONV_DGRAD_AS_FWD=0 keeps this direction's own view): 186-281
+// TFLOP/s on the same layers.
 #include "cuda/convolution_mma.hpp"
 
 #include <cuda_runtime.h>
@@ -141,14 +145,16 @@ bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn) {
   if (a.dir == kConvBwdFilter && (env == nullptr || std::strcmp(env, "wgrad") == 0)) {
     if (wgrad_tile(a, bm, bn, device_smem_optin())) return true;
   }
-  // FREEDNN_CONV_MMA_TILES=<bm>x<bn> forces one of the filter gradient's
-  // tiles (for measurements).
+  // FREEDNN_CONV_MMA_TILES=<bm>x<bn> forces a tile (for measurements): any
+  // of the filter gradient's, the first seven in the other directions (the
+  // others are instantiated for the filter gradient only).
   int fm = 0, fn = 0;
-  if (a.dir == kConvBwdFilter && env != nullptr && std::sscanf(env, "%dx%d", &fm, &fn) == 2) {
-    static const int known[][2] = {{128, 256}, {256, 128}, {64, 256}, {256, 64}, {128, 192},
-                                   {64, 192},  {64, 64},   {128, 128}, {128, 64}, {64, 128}};
-    for (const auto &k : known)
-      if (k[0] == fm && k[1] == fn && tile_smem(fm, fn) <= device_smem_optin()) {
+  if (env != nullptr && std::sscanf(env, "%dx%d", &fm, &fn) == 2) {
+    static const int known[][2] = {{128, 256}, {256, 128}, {64, 256}, {256, 64}, {128, 128}, {128, 64},
+                                   {64, 128},  {128, 192}, {64, 192}, {64, 64}};
+    const int count = a.dir == kConvBwdFilter ? 10 : 7;
+    for (int i = 0; i < count; ++i)
+      if (const auto &k = known[i]; k[0] == fm && k[1] == fn && tile_smem(fm, fn) <= device_smem_optin()) {
         *bm = fm, *bn = fn;
         return true;
       }

@@ -16,6 +16,7 @@ constexpr int kConvMmaDepth = 64;
 bool conv_mma_tile(const ConvArgs &a, int *bm, int *bn);
 // Whether the tiles of 64 x 32 / 32 x 32 warp tiles run the software-
 // pipelined main loop: yes unless FREEDNN_CONV_MMA_PIPE=0 (for comparisons).
+// The engine reads it when it makes a plan, into ConvArgs::mma_pipe.
 bool conv_mma_pipelined();
 // Blocks of tile bm x bn that one multiprocessor holds (shared memory and
 // the launch bounds' register caps).

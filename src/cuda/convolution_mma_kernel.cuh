@@ -397,7 +397,7 @@ bool launch_wgrad_tiles(const ConvArgs &a, int bm, int bn, bool pipe, cudaStream
 
 template <int DIR, class TI, bool AK, bool BKC>
 void launch_tiles(const ConvArgs &a, int bm, int bn, cudaStream_t s) {
-  const bool pipe = conv_mma_pipelined();
+  const bool pipe = a.mma_pipe != 0;
   if (bm == 128 && bn == 256) launch_tile<DIR, TI, AK, BKC, BigMN>(a, s);
   else if (bm == 256 && bn == 128) launch_tile<DIR, TI, AK, BKC, BigNM>(a, s);
   else if (bm == 256 && bn == 64) launch_piped<DIR, TI, AK, BKC, BigM64N>(a, pipe, s);

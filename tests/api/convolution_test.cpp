@@ -237,14 +237,14 @@ const std::vector<AlphaBeta> kAlphaBeta = {{1, 0}, {1, 1}, {-0.5, 2}, {2, 0}, {0
 
 // Runs one algorithm of one direction and compares with the reference.
 // Returns false when the algorithm is not supported (after checking that the
-// execute call says so as well).
+// execute call says so as well). alpha / beta: `force`, else drawn.
 void check_algorithm(cudnnHandle_t h, Rng &rng, const Problem &pr, const Bound &b, Dir dir, int algo,
-                     cudnnStatus_t v7_status, size_t v7_memory) {
+                     cudnnStatus_t v7_status, size_t v7_memory, const AlphaBeta *force = nullptr) {
   SCOPED_TRACE(std::string(dir_name(dir)) + " algo " + std::to_string(algo) + ": " + pr.text);
   size_t ws_bytes = 0;
   const cudnnStatus_t ws_status = workspace_size(h, b, dir, algo, &ws_bytes);
   HostTensor out = dir == Dir::fwd ? pr.y : dir == Dir::bwd_data ? pr.x : pr.w;
-  const AlphaBeta ab = rng.pick(kAlphaBeta);
+  const AlphaBeta ab = force != nullptr ? *force : rng.pick(kAlphaBeta);
   if (ab.beta == 0) poison(out);
   Buffer xb = upload(dir == Dir::bwd_data ? out : pr.x), wb = upload(dir == Dir::bwd_filter ? out : pr.w),
          yb = upload(dir == Dir::fwd ? out : pr.y);
@@ -498,6 +498,96 @@ TEST(Convolution, TensorCoreImplicitGemmAlternativeForms) {
   restore("FREEDNN_CONV_MMA_PIPE", pipe);
   restore("FREEDNN_CONV_MMA_FUSED", fused);
   restore("FREEDNN_CONV_MMA_TILES", tiles);
+}
+
+// Data gradients with unit strides, HALF / BFLOAT16, channels-innermost,
+// channel counts that are multiples of 8: the GPU runs these on the mma.sync
+// kernel as a forward convolution of dy with a transformed filter
+// (convolution_dgrad_as_fwd.hpp: taps reversed for CROSS_CORRELATION, in
+// order for CONVOLUTION; pre-padding dil*(f-1) - pad), or, where the padding
+// exceeds dil*(f-1) or the filter has one tap, with the data gradient's own
+// GEMM view. Pad 0 / 1 / 2
+// (different per dimension too), dilation 1 / 2, both modes, groups, 1x1 to
+// 5x5, gaps between pixel rows, split reductions of the forward (small
+// batches), and every problem with beta = 0 on a NaN-poisoned dx and with
+// beta != 0.
+void check_dgrad_as_forward_shapes(uint64_t seed) {
+  Handle h;
+  Rng rng(seed);
+  struct Shape {
+    int64_t N, G, Cg, Kg, H, W, f;
+    int pad_h, pad_w, dil;
+    cudnnConvolutionMode_t mode;
+    int64_t gap;  // extra elements per pixel row of dx and dy (a multiple of 8)
+  };
+  const Shape shapes[] = {
+      {2, 1, 16, 24, 9, 11, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION, 0},
+      {2, 1, 24, 16, 8, 7, 3, 0, 0, 1, CUDNN_CONVOLUTION, 0},
+      {1, 1, 40, 72, 10, 9, 3, 2, 1, 1, CUDNN_CROSS_CORRELATION, 8},
+      {2, 1, 16, 32, 11, 10, 3, 2, 2, 2, CUDNN_CONVOLUTION, 0},
+      {2, 2, 24, 16, 7, 8, 3, 1, 2, 2, CUDNN_CROSS_CORRELATION, 0},
+      {2, 3, 8, 16, 6, 9, 3, 1, 0, 1, CUDNN_CONVOLUTION, 8},
+      {1, 1, 8, 136, 7, 6, 5, 2, 1, 1, CUDNN_CONVOLUTION, 0},
+      {3, 1, 16, 16, 6, 7, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION, 0},
+      {2, 1, 72, 24, 12, 12, 3, 1, 1, 1, CUDNN_CONVOLUTION, 0},
+      // Padding past dil*(f-1): the data gradient's own view.
+      {2, 1, 16, 24, 6, 6, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, 0},
+      {1, 1, 16, 8, 7, 7, 3, 3, 1, 1, CUDNN_CONVOLUTION, 0},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const Shape &sh : shapes) {
+    Problem pr;
+    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    pr.compute = CUDNN_DATA_FLOAT;
+    ConvParams &p = pr.p;
+    p.groups = static_cast<int>(sh.G);
+    p.mode = sh.mode;
+    p.pad = {sh.pad_h, sh.pad_w};
+    p.stride = {1, 1};
+    p.dilation = {sh.dil, sh.dil};
+    const int64_t C = sh.G * sh.Cg, K = sh.G * sh.Kg;
+    const std::vector<int64_t> xd{sh.N, C, sh.H, sh.W}, wd{K, sh.Cg, sh.f, sh.f};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    const auto strides = [&](const std::vector<int64_t> &d) {
+      const int64_t row = d[3] * d[1] + sh.gap;
+      return std::vector<int64_t>{row * d[2], 1, row, d[1]};
+    };
+    pr.wformat = CUDNN_TENSOR_NHWC;
+    pr.x = make_tensor(pr.dtype, xd, strides(xd));
+    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nhwc));
+    pr.y = make_tensor(pr.dtype, yd, strides(yd));
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " G" + std::to_string(sh.G) +
+              " Cg" + std::to_string(sh.Cg) + " Kg" + std::to_string(sh.Kg) + " " + std::to_string(sh.H) + "x" +
+              std::to_string(sh.W) + " f" + std::to_string(sh.f) + " p" + std::to_string(sh.pad_h) + "," +
+              std::to_string(sh.pad_w) + "d" + std::to_string(sh.dil) + " gap " + std::to_string(sh.gap) +
+              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_data);
+    for (const AlphaBeta &ab : {blends[iter % 2], blends[2 + iter % 2]}) {
+      check_algorithm(h, rng, pr, b, Dir::bwd_data, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, v7.status[1], v7.memory[1],
+                      &ab);
+    }
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, DataGradientAsForward) { check_dgrad_as_forward_shapes(test_seed(410)); }
+
+// The same problems on the data gradient's own GEMM view
+// (FREEDNN_CONV_DGRAD_AS_FWD=0; GPU only: the CPU engines have one path).
+TEST(Convolution, DataGradientAsForwardSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const char *v = std::getenv("FREEDNN_CONV_DGRAD_AS_FWD");
+  const std::optional<std::string> keep = v == nullptr ? std::nullopt : std::optional<std::string>(v);
+  setenv("FREEDNN_CONV_DGRAD_AS_FWD", "0", 1);
+  check_dgrad_as_forward_shapes(test_seed(411));
+  if (keep) setenv("FREEDNN_CONV_DGRAD_AS_FWD", keep->c_str(), 1);
+  else unsetenv("FREEDNN_CONV_DGRAD_AS_FWD");
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
