@@ -4,6 +4,7 @@
 
 #include <cudnn_graph.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace fdnn::cuda {
@@ -20,7 +21,15 @@ struct PoolingArgs {
   double alpha = 1, beta = 0;
   const void *x = nullptr, *dy = nullptr;
   void *y = nullptr, *dx = nullptr;
+  // Max backward's first-maximum codes (pooling_codes_bytes of the plan's
+  // scratch; null: the one-pass kernels).
+  void *codes = nullptr;
+  size_t codes_size = 0;
 };
+
+// Bytes of scratch the two-pass max backward needs for these args (a byte
+// per output element), 0 when it does not apply.
+size_t pooling_codes_bytes(const PoolingArgs &a);
 
 // Launches the forward or backward kernel on `stream` (a cudaStream_t).
 void launch_pooling(const PoolingArgs &a, void *stream);

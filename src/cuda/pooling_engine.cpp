@@ -5,6 +5,8 @@
 // and strides allow it move 16 bytes of channels per thread. A 1-d problem
 // [N, C, W] runs as the 2-d one with H = 1 (window 1, stride 1, no padding
 // in H: PoolingArgs' defaults), so every kernel path serves it unchanged.
+// Max backward of 2-d 2x2 / 3x3 windows of stride 2 takes a byte per output
+// from the handle's scratch (scratch_size): the two-pass kernels' codes.
 #include <algorithm>
 #include <memory>
 #include <variant>
@@ -79,7 +81,11 @@ PoolingArgs make_args(const graph::Graph &g) {
 
 class Plan final : public ExecutionPlan {
  public:
-  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), args_(make_args(g)) {}
+  Plan(const Engine &e, const graph::Graph &g)
+      : ExecutionPlan(e), args_(make_args(g)), codes_(pooling_codes_bytes(args_)) {}
+
+  // Max backward's first-maximum codes (the two-pass kernels).
+  size_t scratch_size() const override { return codes_; }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::ResampleOp>(g.ops().front());
@@ -90,6 +96,10 @@ class Plan final : public ExecutionPlan {
       a.x = op.x != graph::kNoTensor ? pack.get(op.x) : nullptr;
       a.dy = pack.get(op.dy);
       a.dx = pack.get(op.dx);
+      if (codes_ > 0 && pack.scratch != nullptr && pack.scratch_size >= codes_) {
+        a.codes = pack.scratch;
+        a.codes_size = pack.scratch_size;
+      }
     } else {
       a.x = pack.get(op.x);
       a.y = pack.get(op.y);
@@ -105,6 +115,7 @@ class Plan final : public ExecutionPlan {
 
  private:
   PoolingArgs args_;
+  size_t codes_ = 0;
 };
 
 class CudaPoolingEngine final : public Engine {

@@ -13,6 +13,14 @@
 //  - Forward: one thread per output position and VEC channels (16-byte
 //    accesses when channels are innermost). Square 2x2 / 3x3 windows of 2-d
 //    problems have compile-time loops whose loads issue back to back.
+//  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2, paddings
+//    below the window, any layout and type, when the plan has its scratch
+//    (a byte per output): two passes, first-maximum codes from x, then a
+//    gather of dy by 2 x 2 blocks of dx (pooling_max_codes,
+//    pooling_max_backward_codes). H100, 3x3/2 pad 1 on 256x64x112x112:
+//    f16 NHWC 0.60 ms (0.74 ms before), f32 NCHW 0.95 ms (1.54 ms before);
+//    2.6x and 1.7x cuDNN 9.19. The kernels below stay for the rest and
+//    under FREEDNN_POOL_TUNE=nocodes.
 //  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2 (paddings 0
 //    or 1), channels innermost with 16-byte vectors: a row-strip gather
 //    (pooling_max_backward_nhwc_rows): no shared memory, no barriers, each
@@ -1141,16 +1149,233 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
   }
 }
 
+// Max backward in two passes (2-d, K x K windows with K 2 or 3, stride 2 in
+// both dimensions, any paddings below K, any layout): pass 1
+// (pooling_max_codes) reads x once and writes each window's first-maximum
+// position as a byte per output element into the plan's scratch (255:
+// none); pass 2 (pooling_max_backward_codes) has each thread own a 2 x 2
+// block of dx ("pair", as in the row-strip gather) and gather dy from the
+// <= 4 outputs whose windows touch it, reading their codes instead of x.
+// Every dx is written once, coalesced, without atomics, in the order of the
+// generic kernel (output row, then column: the same deterministic sums).
+// Traffic: x + codes, then dy + codes + dx, against x + dy + dx for the
+// one-pass gathers, whose x re-reads and long register-bound strips ran at
+// 1.2 TB/s (FREEDNN_POOL_TUNE=nocodes keeps them). H100, 3x3/2 pad 1 on
+// 256x64x112x112: f16 NHWC 0.60 ms against 0.74 (1.55 TB/s counting x, dy
+// and dx once), f32 NCHW 0.95 ms against 1.54. Tried: pass 2 in column
+// strips of 4 pair rows (each output row's dy and codes loaded once, not
+// twice): the same times (0.595 / 0.95 ms).
+template <int VEC>
+struct CodeWords {
+  // VEC bytes, one per channel, moved as one access.
+  static constexpr int N = (VEC + 3) / 4;
+  uint32_t w[N];
+  __device__ int get(int l) const { return static_cast<int>((w[l / 4] >> (8 * (l % 4))) & 0xffu); }
+  __device__ void clear() {
+#pragma unroll
+    for (int i = 0; i < N; ++i) w[i] = 0;
+  }
+  __device__ void put(int l, int code) { w[l / 4] |= static_cast<uint32_t>(code & 0xff) << (8 * (l % 4)); }
+  __device__ void store(uint8_t *p) const {
+    if constexpr (VEC == 8) *reinterpret_cast<uint2 *>(p) = make_uint2(w[0], w[1]);
+    else if constexpr (VEC == 4) *reinterpret_cast<uint32_t *>(p) = w[0];
+    else if constexpr (VEC == 2) *reinterpret_cast<uint16_t *>(p) = static_cast<uint16_t>(w[0]);
+    else *p = static_cast<uint8_t>(w[0]);
+  }
+  __device__ void load(const uint8_t *p) {
+    if constexpr (VEC == 8) {
+      const uint2 v = *reinterpret_cast<const uint2 *>(p);
+      w[0] = v.x;
+      w[1] = v.y;
+    } else if constexpr (VEC == 4) {
+      w[0] = *reinterpret_cast<const uint32_t *>(p);
+    } else if constexpr (VEC == 2) {
+      w[0] = *reinterpret_cast<const uint16_t *>(p);
+    } else {
+      w[0] = *p;
+    }
+  }
+};
+
+// The codes' index of output (n, c, oh, ow): packed, channels innermost
+// when the problem's are, else output columns.
+__device__ inline int code_index(const Geo &g, int n, int c, int oh, int ow) {
+  return g.channels_inner ? ((n * g.out[1] + oh) * g.out[2] + ow) * g.c + c : ((n * g.c + c) * g.out[1] + oh) * g.out[2] + ow;
+}
+
+// Pass 1: one thread per VEC channels of one output column and RO output
+// rows (thread space n, cq, strip, column). Rows fold as in the row-strip
+// kernels: a row's first maximum over the window's columns, then rows in
+// order (the separable form of the row-major first maximum, NaN rules
+// included). Input rows are loaded LA rows ahead of the one being folded.
+template <int K, int RO, class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_max_codes(Geo g, const S *__restrict__ x, uint8_t *__restrict__ codes,
+                                                         uint32_t total) {
+  constexpr int NR = 2 * RO + K - 2, LA = NR < 3 ? NR : 3;
+  constexpr int kNone = 255;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int n, cq, b[3];
+  split(g, t, n, cq, b);
+  const int c = cq * VEC;
+  const int oh0 = b[1] * RO, ow = b[2];
+  const int H = g.in[1], W = g.in[2];
+  const int ih0 = 2 * oh0 - g.pad[1], iw0 = 2 * ow - g.pad[2];
+  const S *xp = x + n * g.xs[0] + c * g.xs[1];
+  using P = Pack<S, VEC>;
+  bool col_ok[K];
+#pragma unroll
+  for (int kw = 0; kw < K; ++kw) col_ok[kw] = static_cast<unsigned>(iw0 + kw) < static_cast<unsigned>(W);
+  P raw[NR][K];
+  auto load_row = [&](int i) {
+    const int h = ih0 + i;
+    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
+#pragma unroll
+    for (int kw = 0; kw < K; ++kw)
+      if (row_ok && col_ok[kw]) raw[i][kw] = *reinterpret_cast<const P *>(xp + h * g.xs[3] + (iw0 + kw) * g.xs[4]);
+  };
+#pragma unroll
+  for (int i = 0; i < LA; ++i) load_row(i);
+  const bool prop = g.prop;
+  auto take = [prop](C best, C v) { return prop ? (best == best && (v != v || v > best)) : v > best; };
+  C best[VEC];
+  int at[VEC];
+#pragma unroll
+  for (int l = 0; l < VEC; ++l) {
+    best[l] = lowest<C>();
+    at[l] = kNone;
+  }
+  auto emit = [&](int o, const int *fa) {
+    const int oh = oh0 + o;
+    if (oh >= g.out[1]) return;
+    CodeWords<VEC> cw;
+    cw.clear();
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) cw.put(l, fa[l]);
+    cw.store(codes + code_index(g, n, c, oh, ow));
+  };
+#pragma unroll
+  for (int i = 0; i < NR; ++i) {
+    if (i + LA < NR) load_row(i + LA);
+    const bool row_ok = static_cast<unsigned>(ih0 + i) < static_cast<unsigned>(H);
+    C rm[VEC];
+    int rk[VEC];
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+      rm[l] = lowest<C>();
+      rk[l] = -1;
+    }
+#pragma unroll
+    for (int kw = 0; kw < K; ++kw)
+      if (row_ok && col_ok[kw])
+#pragma unroll
+        for (int l = 0; l < VEC; ++l) {
+          const C v = Storage<S>::template load<C>(raw[i][kw].v[l]);
+          if (take(rm[l], v)) {
+            rm[l] = v;
+            rk[l] = kw;
+          }
+        }
+    // Row i is row i % 2 of output i / 2 and, for K = 3 and even i > 0,
+    // row 2 of output i / 2 - 1 (which it completes).
+    if (K == 3 && i >= 2 && i % 2 == 0) {
+      int fa[VEC];
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) fa[l] = rk[l] >= 0 && take(best[l], rm[l]) ? 2 * K + rk[l] : at[l];
+      emit(i / 2 - 1, fa);
+    }
+    if (i % 2 == 0 && i / 2 < RO) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        best[l] = rm[l];
+        at[l] = rk[l] >= 0 ? rk[l] : kNone;
+      }
+    } else if (i % 2 == 1) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l)
+        if (rk[l] >= 0 && take(best[l], rm[l])) {
+          best[l] = rm[l];
+          at[l] = K + rk[l];
+        }
+      if (K == 2) emit(i / 2, at);
+    }
+  }
+}
+
+// Pass 2: one thread per pair (q, p) and VEC channels (thread space n, cq,
+// pair row, pair column). Pair (q, p) holds rows 2q - ph + K - 2 + {0, 1}
+// and columns 2p - pw + K - 2 + {0, 1}; outputs (q + a, p + b), a, b in
+// {0, 1} (only (q, p) for K = 2) touch it, each dx at window position
+// (K - 2 + e_row - 2a, K - 2 + e_col - 2b): compile-time constants.
+template <int K, class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_max_backward_codes(Geo g, const uint8_t *__restrict__ codes,
+                                                                  const S *__restrict__ dy, S *__restrict__ dx,
+                                                                  C alpha, C beta, uint32_t total, int p_lo,
+                                                                  int q_lo) {
+  constexpr int A = K == 3 ? 2 : 1;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  int n, cq, b[3];
+  split(g, t, n, cq, b);
+  const int c = cq * VEC;
+  const int q = q_lo + b[1], p = p_lo + b[2];
+  using P = Pack<S, VEC>;
+  P gy[A][A];
+  CodeWords<VEC> cw[A][A];
+  bool ok[A][A];
+  const S *dyp = dy + n * g.os[0] + c * g.os[1];
+#pragma unroll
+  for (int a = 0; a < A; ++a)
+#pragma unroll
+    for (int bb = 0; bb < A; ++bb) {
+      const int oh = q + a, ow = p + bb;
+      ok[a][bb] = static_cast<unsigned>(oh) < static_cast<unsigned>(g.out[1]) &&
+                  static_cast<unsigned>(ow) < static_cast<unsigned>(g.out[2]);
+      if (ok[a][bb]) {
+        gy[a][bb] = *reinterpret_cast<const P *>(dyp + oh * g.os[3] + ow * g.os[4]);
+        cw[a][bb].load(codes + code_index(g, n, c, oh, ow));
+      }
+    }
+  C d[4][VEC];
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) d[e][l] = C(0);
+#pragma unroll
+  for (int a = 0; a < A; ++a)
+#pragma unroll
+    for (int bb = 0; bb < A; ++bb) {
+      if (!ok[a][bb]) continue;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int kh = K - 2 + e / 2 - 2 * a, kw = K - 2 + e % 2 - 2 * bb;
+        if (kh < 0 || kh >= K || kw < 0 || kw >= K) continue;
+#pragma unroll
+        for (int l = 0; l < VEC; ++l)
+          if (cw[a][bb].get(l) == kh * K + kw) d[e][l] += Storage<S>::template load<C>(gy[a][bb].v[l]);
+      }
+    }
+  const int r0 = 2 * q - g.pad[1] + K - 2, w0 = 2 * p - g.pad[2] + K - 2;
+  S *dxp = dx + n * g.is[0] + c * g.is[1];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int h = r0 + e / 2, w = w0 + e % 2;
+    if (static_cast<unsigned>(h) < static_cast<unsigned>(g.in[1]) && static_cast<unsigned>(w) < static_cast<unsigned>(g.in[2]))
+      store_vec<S, C, VEC>(dxp + h * g.is[3] + w * g.is[4], d[e], alpha, beta);
+  }
+}
+
 // Floor division by 2 of any int.
 inline int floor2(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
 
-// FREEDNN_POOL_TUNE (for measurements), comma-separated: "oldbwd" (the
+// FREEDNN_POOL_TUNE (for measurements), comma-separated: "nocodes" (the
+// one-pass max backward kernels instead of the two-pass one), "oldbwd" (the
 // tiled NHWC max backward instead of the row-strip gather), "halfpack" (the
 // gather with 8-byte halves of the channel vectors per lane: about 80
 // registers and 3 blocks per multiprocessor instead of 128 and 2, but
 // spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60).
 struct PoolTune {
-  bool old_bwd = false, halfpack = false;
+  bool old_bwd = false, halfpack = false, no_codes = false;
 };
 const PoolTune &pool_tune() {
   static const PoolTune t = [] {
@@ -1159,6 +1384,7 @@ const PoolTune &pool_tune() {
     const std::string s = e ? e : "";
     r.old_bwd = s.find("oldbwd") != std::string::npos;
     r.halfpack = s.find("halfpack") != std::string::npos;
+    r.no_codes = s.find("nocodes") != std::string::npos;
     return r;
   }();
   return t;
@@ -1237,6 +1463,43 @@ uint32_t set_space(Geo &g, int n, const int *e) {
 
 unsigned blocks_for(uint32_t total) { return (total + 255) / 256; }
 
+// Launches the two-pass max backward (true) when the args allow it (see
+// pooling_codes_bytes) and the plan gave the codes' scratch.
+template <class S, class C, int VEC>
+bool launch_max_backward_two_pass(const PoolingArgs &a, Geo g, const S *x, const S *dy, S *dx, C alpha, C beta,
+                                  cudaStream_t stream) {
+  if (pool_tune().no_codes || a.codes == nullptr || x == nullptr || pooling_codes_bytes(a) == 0 ||
+      a.codes_size < pooling_codes_bytes(a))
+    return false;
+  const int n = static_cast<int>(a.n), K = g.win[1];
+  uint8_t *codes = static_cast<uint8_t *>(a.codes);
+  const int pw = g.pad[2], ph = g.pad[1];
+  const int p_lo = -floor2(K - 1 - pw), p_hi = floor2(g.in[2] - 1 + pw - K + 2);
+  const int q_lo = -floor2(K - 1 - ph), q_hi = floor2(g.in[1] - 1 + ph - K + 2);
+  if (q_hi < q_lo || p_hi < p_lo) return false;  // (never: every input row and column lies in a pair)
+  constexpr int RO = 4;
+  {
+    const int e[3] = {1, (g.out[1] + RO - 1) / RO, g.out[2]};
+    const uint32_t total = set_space(g, n, e);
+    if (total > 0) {  // (always: pooling_codes_bytes is 0 without outputs)
+      if (K == 3) pooling_max_codes<3, RO, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, codes, total);
+      else pooling_max_codes<2, RO, S, C, VEC><<<blocks_for(total), 256, 0, stream>>>(g, x, codes, total);
+      check_launch("pooling_max_codes");
+    }
+  }
+  const int e[3] = {1, q_hi - q_lo + 1, p_hi - p_lo + 1};
+  const uint32_t total = set_space(g, n, e);
+  if (total == 0) return true;
+  if (K == 3)
+    pooling_max_backward_codes<3, S, C, VEC>
+        <<<blocks_for(total), 256, 0, stream>>>(g, codes, dy, dx, alpha, beta, total, p_lo, q_lo);
+  else
+    pooling_max_backward_codes<2, S, C, VEC>
+        <<<blocks_for(total), 256, 0, stream>>>(g, codes, dy, dx, alpha, beta, total, p_lo, q_lo);
+  check_launch("pooling_max_backward_codes");
+  return true;
+}
+
 template <class S, class C, int VEC>
 void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
   g.cv = g.c / VEC;
@@ -1277,6 +1540,7 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
     }
     const uint32_t total = set_space(g, n, e);
     if (total == 0) return;
+    if (launch_max_backward_two_pass<S, C, VEC>(a, g, x, dy, dx, alpha, beta, stream)) return;
     if constexpr (VEC > 1) {
       // Channels innermost, max, a square 2x2 or 3x3 window of stride 2: the
       // row-strip gather (no shared memory, every dx written once).
@@ -1333,6 +1597,15 @@ void launch_vec(const PoolingArgs &a, const Geo &g, cudaStream_t stream) {
 }
 
 }  // namespace
+
+size_t pooling_codes_bytes(const PoolingArgs &a) {
+  const bool two_d = a.in[0] == 1 && a.out[0] == 1 && a.win[0] == 1 && a.pad[0] == 0;
+  const int64_t K = a.win[1];
+  if (!a.backward || !a.is_max || !two_d || a.win[2] != K || (K != 2 && K != 3) || a.str[1] != 2 || a.str[2] != 2 ||
+      a.pad[1] < 0 || a.pad[1] >= K || a.pad[2] < 0 || a.pad[2] >= K)
+    return 0;
+  return static_cast<size_t>(a.n * a.c * a.out[1] * a.out[2]);
+}
 
 void launch_pooling(const PoolingArgs &a, void *stream) {
   Geo g{};

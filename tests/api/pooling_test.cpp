@@ -211,10 +211,11 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
 void check_max_backward(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const PoolingParams &p,
                         const std::vector<int64_t> &xdims, Layout y_layout,
                         const std::function<std::vector<int64_t>(const std::vector<int64_t> &)> &strides,
-                        const std::string &what) {
+                        const std::string &what,
+                        const std::function<void(HostTensor &, Rng &)> &fill = fill_distinct) {
   const std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
   HostTensor x = make_tensor(dt, xdims, strides(xdims));
-  fill_distinct(x, rng);
+  fill(x, rng);
   HostTensor y = make_tensor(dt, ydims, packed_strides(ydims, y_layout));
   {
     const std::vector<Expect> fy = reference_pooling_forward(p, x, 1.0, 0.0, y, compute_of(dt));
@@ -329,6 +330,44 @@ TEST(PoolingBackward, MaxNhwcRowStrips) {
                        [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
                            std::to_string(p.padding[1]));
+  }
+}
+
+// Max backward, 2x2 / 3x3 windows of stride 2, paddings below the window,
+// NHWC (16-byte channel vectors or single channels), NCHW and random
+// strides, with x drawn from four values and a few NaNs: ties in most
+// windows (the first maximum in row-major order takes dy) and both NaN rules.
+// The CUDA engine's two-pass kernels (first-maximum codes, then the pair
+// gather).
+TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
+  EngineHandles hs;
+  Rng rng(test_seed(307));
+  const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE};
+  auto few_values = [](HostTensor &t, Rng &r) {
+    std::vector<double> v(static_cast<size_t>(t.elements()));
+    for (double &e : v) e = r.coin(0.02) ? NAN : static_cast<double>(r.integer(-2, 1));
+    t.set_values(v);
+  };
+  for (int k = 0; k < 12; ++k) {
+    const cudnnDataType_t dt = types[k % 4];
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = k % 2 == 1;
+    const int w = static_cast<int>(rng.integer(2, 3));
+    p.window = {w, w};
+    p.padding = {static_cast<int>(rng.integer(0, w - 1)), static_cast<int>(rng.integer(0, w - 1))};
+    p.stride = {2, 2};
+    const int layout = k % 3;  // NHWC, NCHW, random strides
+    const int64_t channels = layout == 0 ? rng.pick(std::vector<int64_t>{8, 16, 24, 64, 3}) : rng.integer(1, 3);
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(2, 19), rng.integer(2, 40)};
+    check_max_backward(hs, rng, dt, p, xdims, layout == 0 ? Layout::nhwc : Layout::nchw,
+                       [&](const std::vector<int64_t> &d) {
+                         if (layout == 2) return random_strides(rng, d);
+                         return packed_strides(d, layout == 0 ? Layout::nhwc : Layout::nchw);
+                       },
+                       "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
+                           std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan),
+                       few_values);
   }
 }
 
