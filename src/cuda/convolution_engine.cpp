@@ -19,7 +19,13 @@
 //                            and HALF / BFLOAT16 forward and filter
 //                            gradient with G == 1, Cg < 8 run the tensor
 //                            cores on copies of x and w padded to 8
-//                            channels (convolution_narrow.cu).
+//                            channels (convolution_narrow.cu); before
+//                            those, the HALF / BFLOAT16 forward with
+//                            Cg <= 4, Kg 32 / 64, packed NHWC x and y
+//                            (the ResNet-50 stem) runs its own kernel,
+//                            depth R*S*C rounded to 16 instead of
+//                            R*S*8 (convolution_stem.cu;
+//                            FREEDNN_CONV_STEM=0 keeps the 8-channel path).
 //                            The mma data gradient with unit strides runs
 //                            as the mma forward of dy with a transformed
 //                            filter (convolution_dgrad_as_fwd.hpp; the
@@ -44,6 +50,7 @@
 #include "cuda/convolution_dgrad_as_fwd.hpp"
 #include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_narrow.hpp"
+#include "cuda/convolution_stem.hpp"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
@@ -148,6 +155,9 @@ struct Setup {
   bool pad8 = false;
   ConvArgs args8;
   size_t pad_partials = 0, pad_x8 = 0, pad_w8 = 0;
+  // The few-channel forward kernel (convolution_stem.cu), tried before the
+  // 8-channel copies when y is 16-byte aligned (FREEDNN_CONV_STEM=0: off).
+  bool stem = false;
   // The mma data gradient (unit strides) as the mma forward of dy with the
   // transformed filter w' (setup_dgrad_as_fwd): fwd describes that forward
   // problem (its split partials at the scratch's `table` offset, as the
@@ -507,6 +517,7 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.table = round256(s.table);
     s.scratch = std::max(s.scratch, s.table + s.pad_partials + s.pad_x8 + s.pad_w8);
   }
+  s.stem = f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && !s.wmma && conv_stem_applies(a, s.types);
   return s;
 }
 
@@ -534,6 +545,10 @@ class Plan final : public ExecutionPlan {
     if (a.split > 1) a.partial = static_cast<char *>(pack.scratch) + s_.table;
     if (s_.narrow) {
       launch_conv_bwd_data_narrow(a, s_.types, ctx.stream);
+      return;
+    }
+    if (s_.stem && aligned_to(a.dst, 16) && aligned_to(a.A, 2) && aligned_to(a.B, 2)) {
+      launch_conv_stem_fwd(a, s_.types, ctx.stream);
       return;
     }
     if (s_.pad8 && aligned_to(a.A, 16)) {
