@@ -33,7 +33,8 @@
 // cpu.conv.onednn: priority 5 < 10) where: 2-d, groups 1, FLOAT data and
 // compute, x and y packed NHWC, the filter packed KRSC, C a multiple of 16,
 // AVX-512, and by the size rule (kMinAuto*: C >= 512, the filter >= 2 MB
-// and >= 4x the activations x + y; measured figures there).
+// and >= 16x the activations x + y with oneDNN built in, else 4x; measured
+// figures there).
 // FREEDNN_CONV_NHWC_DOT=0 turns it off, =1 takes every problem of that form
 // whatever the sizes (tests reach it with small problems that way).
 // No workspace, no scratch.
@@ -83,7 +84,19 @@ constexpr int64_t kRunsBelowC = 512;
 // activations are a large share (1024->256 1x1 at 14x14: 0.73 / 0.85).
 constexpr int64_t kMinAutoC = 512;
 constexpr int64_t kMinAutoFilterBytes = int64_t{1} << 21;
+// With oneDNN built in, cpu.conv.onednn's per-thread slices
+// (convolution_onednn_slices.cpp) take the problems whose filter is less
+// than 16x the activations (2 threads, ours / oneDNN with pre-reordered
+// weights, this engine / the slices: 512x7x7 3x3 batch 8 0.91 / 1.10-1.11,
+// batch 4 0.93-0.97 / 1.01-1.02, batch 2 0.90 / 0.89-0.90, batch 1 (ratio
+// 47) 0.77-0.82 / 0.70-0.72; 1x1 at 7x7 batch 1 (ratio 8): 2048->512
+// 0.58-0.67 / 0.69, 512->2048 0.56 / 0.67, 1024->2048 stride 2 0.72-0.83 /
+// 0.68).
+#ifdef FREEDNN_WITH_ONEDNN
+constexpr int64_t kMinAutoFilterToActivations = 16;
+#else
 constexpr int64_t kMinAutoFilterToActivations = 4;
+#endif
 constexpr int kLanes = 16;
 
 // One output pixel of a group that a tap reaches: its index in the group and

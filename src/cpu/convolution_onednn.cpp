@@ -48,6 +48,12 @@
 // convolution does (backward data's median did, by 2-6x; forward's did not).
 // FREEDNN_ONEDNN_CONV_SPLIT=0 turns it off, =1 forces it wherever it applies
 // (forward and backward data; tests reach it with small problems that way).
+// FLOAT forwards on packed NHWC activations whose filter is at least as
+// large as the activations (and 1x1 ones) run before the split as
+// per-thread slices (convolution_onednn_slices.cpp): each thread copies its
+// own channel slices of the filter into its L2 and runs one-thread
+// convolutions on them, one OpenMP region per call; the split remains for
+// what the slices do not take (and when forced).
 // FLOAT forwards on NHWC activations with KRSC filters of C >= 512 whose
 // filter dwarfs the activations go to cpu.conv.nhwc_dot first (priority 5):
 // it reads the KRSC filter in place, without a reorder (512x7x7 batch 1, one
@@ -87,6 +93,7 @@
 #include "cpu/onednn_support.hpp"
 
 #include "cpu/convolution_common.hpp"
+#include "cpu/convolution_onednn_slices.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -387,13 +394,17 @@ class OnednnConvPlan final : public ExecutionPlan {
     out_ = convolution_output_operand(geo_.direction);
     taps_ = geo_.filter_taps();
     rows_ = geo_.K * geo_.Cg;
-    if (!has_t_) plan_split(std::get<graph::ConvolutionOp>(g.ops().front()));
-    const bool split = split_kc_ > 0;
+    if (!has_t_) plan_slices(std::get<graph::ConvolutionOp>(g.ops().front()));
+    if (!has_t_ && !slices_.active()) plan_split(std::get<graph::ConvolutionOp>(g.ops().front()));
+    // The split and the per-thread slices stage their filter slices and
+    // output slices themselves; the slices read x in place.
+    const bool split = split_kc_ > 0 || slices_.active();
     const memory::desc *user[3] = {&ux_, &uw_, &uy_};
     const memory::desc *prim[3] = {&c_.px, &c_.pw, &c_.py};
     for (int i = 0; i < 3; ++i) {
       const bool flipped = i == 1 && geo_.flip;
       if (i == out_ && split) continue;  // the split stages its output slices itself
+      if (i == 0 && slices_.active()) continue;
       if (i == out_) {
         // The primitive's output before blending: used unless the call is
         // alpha 1, beta 0 into the caller's layout.
@@ -420,7 +431,7 @@ class OnednnConvPlan final : public ExecutionPlan {
         }
         flip_offset_ = scratch_.reserve(packed_.get_size());
         if (split) {
-          prepare_split_filter(packed_);
+          if (split_kc_ > 0) prepare_split_filter(packed_);
           continue;
         }
         if (!(packed_ == *prim[i])) {
@@ -431,7 +442,7 @@ class OnednnConvPlan final : public ExecutionPlan {
         continue;
       }
       if (i == 1 && split) {
-        prepare_split_filter(uw_);
+        if (split_kc_ > 0) prepare_split_filter(uw_);
         continue;
       }
       if (!(*prim[i] == *user[i])) {
@@ -480,7 +491,7 @@ class OnednnConvPlan final : public ExecutionPlan {
             plain = scratch + plain_offset_;
           }
           reverse_taps(plain, scratch + flip_offset_, rows_, taps_, memory::data_type_size(packed_.data_type()));
-          if (split_kc_ > 0) continue;  // the split reorders its slices of the flipped copy
+          if (split_kc_ > 0 || slices_.active()) continue;  // the slices reorder their parts of the flipped copy
           memory flipped(packed_, dnnl_cpu(), scratch + flip_offset_);
           if (staged_[1]) {
             prim_mem[1] = memory(*pdesc[1], dnnl_cpu(), scratch + stage_offset_[1]);
@@ -490,7 +501,7 @@ class OnednnConvPlan final : public ExecutionPlan {
           }
           continue;
         }
-        if (i == 1 && split_kc_ > 0) continue;
+        if ((i == 1 && split_kc_ > 0) || slices_.active()) continue;
         memory &um = rebind(user_mem_[i], *udesc[i], user[i]);
         if (staged_[i]) {
           prim_mem[i] = rebind(stage_mem_[i], *pdesc[i], scratch + stage_offset_[i]);
@@ -498,6 +509,10 @@ class OnednnConvPlan final : public ExecutionPlan {
         } else {
           prim_mem[i] = um;
         }
+      }
+      if (slices_.active()) {
+        slices_.run(ctx.pool, scratch, user[0], geo_.flip ? scratch + flip_offset_ : user[1], user[2], alpha, beta);
+        return;
       }
       if (split_kc_ > 0) {
         run_split(strm, scratch, prim_mem[out_ == 2 ? 0 : 2], geo_.flip ? scratch + flip_offset_ : user[1], user[out_],
@@ -557,11 +572,29 @@ class OnednnConvPlan final : public ExecutionPlan {
 
   const std::string &impl() const { return c_.impl; }
 
+  // Verbose lines name the sliced forms of the run.
+  std::string detail() const override {
+    if (slices_.active())
+      return "per-thread slices: " + std::to_string(slices_.channels_per_slice()) + " channels x " +
+             std::to_string(slices_.units_per_item()) + (slices_.pixel_units() ? " pixels" : " images") +
+             (slices_.own_transpose() ? ", filter by line transposes" : ", filter by oneDNN reorder");
+    if (split_kc_ > 0) return "split of " + std::to_string(split_kc_) + " channels";
+    return {};
+  }
+
  private:
   static const memory::dims &plain_strides(const memory::desc &d, memory::dims *out) {
     const auto &blk = d.data.format_desc.blocking;
     out->assign(blk.strides, blk.strides + d.data.ndims);
     return *out;
+  }
+
+  // Plans the per-thread slices (convolution_onednn_slices.cpp) where they apply.
+  void plan_slices(const graph::ConvolutionOp &op) {
+    const ConvShape s = shape_of(op);
+    const memory::desc source = geo_.flip ? packed_like(uw_, uw_.data_type()) : uw_;
+    slices_.plan(geo_, OnednnConvParams{s.strides, s.dilates, s.pad_l, s.pad_r}, source,
+                 static_cast<int>(ThreadPool::global().size()), scratch_);
   }
 
   // Builds the convolution of one slice of split_kc_ channels, or leaves
@@ -710,6 +743,7 @@ class OnednnConvPlan final : public ExecutionPlan {
   int64_t split_w_step_ = 0, split_out_step_ = 0;  // bytes from one slice to the next
   dnnl::reorder split_w_reorder_;
   size_t split_w_offset_ = 0, split_out_offset_ = 0;
+  OnednnForwardSlices slices_;  // per-thread slices of a forward convolution, when planned
 };
 
 class OnednnConvolutionEngine final : public Engine {

@@ -381,4 +381,79 @@ TEST_F(OnednnConvolution, FilterUpdatedInPlaceIsReread) {
   }
 }
 
+// Forward convolutions as per-thread slices (convolution_onednn_slices.cpp,
+// forced with FREEDNN_ONEDNN_CONV_SLICES=1 so that small problems take the
+// smallest slices and unit groups): NHWC activations (the path's domain),
+// KRSC and KCRS filters, CONVOLUTION mode (slices of the flipped copy),
+// strides, dilation, padding, 1x1 (units of pixels), 3-d, alpha/beta
+// into each slice of the caller's output; a K that is no multiple of 16
+// keeps the whole-problem path. Then the rule's own choice for a large
+// filter, and a filter updated in place between calls.
+TEST_F(OnednnConvolution, ForwardSlicesPerThread) {
+  Rng rng(41);
+  struct Case {
+    int nsp;
+    int64_t C, K, f;
+    int stride, dil, pad;
+    cudnnConvolutionMode_t mode;
+    cudnnTensorFormat_t wformat;
+  };
+  const cudnnConvolutionMode_t X = CUDNN_CROSS_CORRELATION, C = CUDNN_CONVOLUTION;
+  const cudnnTensorFormat_t KCRS = CUDNN_TENSOR_NCHW, KRSC = CUDNN_TENSOR_NHWC;
+  const std::vector<Case> cases = {
+      {2, 16, 48, 3, 1, 1, 1, X, KRSC},  // three slices of 16 channels
+      {2, 24, 32, 3, 2, 1, 1, C, KCRS},  // flipped filter, stride 2
+      {2, 8, 64, 3, 1, 2, 2, X, KRSC},   // dilation 2
+      {2, 16, 32, 1, 1, 1, 0, C, KRSC},  // 1x1: units of pixels
+      {2, 32, 32, 3, 1, 1, 0, C, KRSC},  // unpadded, flipped KRSC
+      {3, 8, 32, 2, 1, 1, 1, X, KCRS},   // 3-d
+      {2, 16, 40, 3, 1, 1, 1, X, KRSC},  // K = 40: not sliced
+      {2, 24, 16, 1, 1, 1, 0, X, KRSC},  // one slice of all K: y written in place (alpha 1, beta 0)
+  };
+  {
+    ScopedEnv force("FREEDNN_ONEDNN_CONV_SLICES", "1");
+    PinnedHandle h;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case &c = cases[i];
+      const Problem pr =
+          make_problem(rng, CUDNN_DATA_FLOAT, c.nsp, 1, c.C, c.K, c.f, c.stride, c.dil, c.pad, Act::nhwc, c.mode, c.wformat);
+      for (const AlphaBeta &ab : {AlphaBeta{1, 0}, kAlphaBeta[1 + i % (kAlphaBeta.size() - 1)]})
+        run_and_compare(h, pr, Dir::fwd, engine_algo(Dir::fwd), ab);
+    }
+  }
+  {
+    ScopedEnv unforced("FREEDNN_ONEDNN_CONV_SLICES", nullptr);
+    PinnedHandle h;
+    const Problem pr = make_problem(rng, CUDNN_DATA_FLOAT, 2, 1, 256, 256, 3, 1, 1, 0, Act::nhwc,
+                                    CUDNN_CROSS_CORRELATION, CUDNN_TENSOR_NHWC, true);
+    run_and_compare(h, pr, Dir::fwd, engine_algo(Dir::fwd), {1, 0});
+    run_and_compare(h, pr, Dir::fwd, engine_algo(Dir::fwd), {-0.5, 2});
+    // 1x1 convolutions split their pixels, all K channels in one slice.
+    for (int i = 0; i < 3; ++i) {
+      const Problem pw = make_problem(rng, CUDNN_DATA_FLOAT, 2, 1, 32, 64, 1, 1, 1, 0, Act::nhwc,
+                                      CUDNN_CROSS_CORRELATION, CUDNN_TENSOR_NHWC);
+      run_and_compare(h, pw, Dir::fwd, engine_algo(Dir::fwd), kAlphaBeta[i]);
+    }
+  }
+  {
+    ScopedEnv force("FREEDNN_ONEDNN_CONV_SLICES", "1");
+    PinnedHandle h;
+    Problem pr = make_problem(rng, CUDNN_DATA_FLOAT, 2, 1, 16, 32, 3, 1, 1, 1, Act::nhwc, CUDNN_CROSS_CORRELATION,
+                              CUDNN_TENSOR_NHWC);
+    Bound b(pr);
+    Buffer xb = upload(pr.x), wb = upload(pr.w), yb = upload(pr.y);
+    for (int step = 0; step < 3; ++step) {
+      fill_random(pr.w, rng, -1, 1);
+      wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
+      ASSERT_EQ(execute(h, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
+                CUDNN_STATUS_SUCCESS)
+          << last_error();
+      HostTensor out = pr.y;
+      download(yb, out);
+      EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
+          << "step " << step;
+    }
+  }
+}
+
 }  // namespace
