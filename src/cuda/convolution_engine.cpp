@@ -25,7 +25,11 @@
 //                            (the ResNet-50 stem) runs its own kernel,
 //                            depth R*S*C rounded to 16 instead of
 //                            R*S*8 (convolution_stem.cu;
-//                            FREEDNN_CONV_STEM=0 keeps the 8-channel path).
+//                            FREEDNN_CONV_STEM=0 keeps the 8-channel path),
+//                            and so does the filter gradient of the same
+//                            problems (partials per block in the scratch;
+//                            FREEDNN_CONV_STEM_WGRAD=0 keeps the 8-channel
+//                            path).
 //                            The mma data gradient with unit strides runs
 //                            as the mma forward of dy with a transformed
 //                            filter (convolution_dgrad_as_fwd.hpp; the
@@ -158,6 +162,13 @@ struct Setup {
   // The few-channel forward kernel (convolution_stem.cu), tried before the
   // 8-channel copies when y is 16-byte aligned (FREEDNN_CONV_STEM=0: off).
   bool stem = false;
+  // The few-channel filter-gradient kernel (convolution_stem.cu), tried
+  // before the 8-channel copies when dy is 16-byte aligned
+  // (FREEDNN_CONV_STEM_WGRAD=0: off): stem_blocks blocks, their partials at
+  // stem_at in the scratch.
+  bool stem_wgrad = false;
+  int stem_blocks = 0;
+  size_t stem_at = 0;
   // The mma data gradient (unit strides) as the mma forward of dy with the
   // transformed filter w' (setup_dgrad_as_fwd): fwd describes that forward
   // problem (its split partials at the scratch's `table` offset, as the
@@ -518,6 +529,12 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.scratch = std::max(s.scratch, s.table + s.pad_partials + s.pad_x8 + s.pad_w8);
   }
   s.stem = f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && !s.wmma && conv_stem_applies(a, s.types);
+  s.stem_wgrad = f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && !s.wmma &&
+                 conv_stem_wgrad_applies(a, s.types);
+  if (s.stem_wgrad) {
+    s.stem_at = round256(s.table);
+    s.scratch = std::max(s.scratch, s.stem_at + conv_stem_wgrad_scratch(a, s.types, &s.stem_blocks));
+  }
   return s;
 }
 
@@ -549,6 +566,11 @@ class Plan final : public ExecutionPlan {
     }
     if (s_.stem && aligned_to(a.dst, 16) && aligned_to(a.A, 2) && aligned_to(a.B, 2)) {
       launch_conv_stem_fwd(a, s_.types, ctx.stream);
+      return;
+    }
+    if (s_.stem_wgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {
+      launch_conv_stem_wgrad(a, s_.types, s_.stem_blocks, static_cast<char *>(pack.scratch) + s_.stem_at,
+                             ctx.stream);
       return;
     }
     if (s_.pad8 && aligned_to(a.A, 16)) {

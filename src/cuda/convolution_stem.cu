@@ -34,6 +34,12 @@
 // form stays the default because the GPU tests ran on it.
 // Not tried yet: the filter's B fragments kept in registers (ldmatrix
 // traffic halved), paired 32-bit patch reads, cp.async / TMA patch loads.
+//
+// The filter gradient (conv_stem_wgrad_kernel, below) walks the same tiles
+// with the same patch and im2col code (convolution_stem.cuh) and
+// accumulates dw^T's GEMM over a block's tiles in registers; its partials
+// go to the scratch, summed in block order by a finalize kernel. Not yet
+// measured on a device.
 #include "cuda/convolution_stem.hpp"
 
 #include <cuda_runtime.h>
@@ -42,31 +48,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cuda/convolution_stem.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/storage_types.cuh"
 
 namespace fdnn::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kTH = 8, kTW = 16, kTP = kTH * kTW;  // output tile: rows x columns = pixels
-constexpr int kMaxDepth = 256;                     // D / 2 pairs <= 4 per lane
-constexpr size_t kMaxPatchBytes = 24 * 1024;
-constexpr int kPF = 12;                            // prefetched patch elements per thread
-
-struct StemParams {
-  const void *x = nullptr, *w = nullptr;
-  void *y = nullptr;
-  int Hi = 1, Wi = 1, C = 1, Ho = 1, Wo = 1, R = 1, S = 1, K = 1;
-  int sh = 1, sw = 1, ph = 0, pw = 0, flip = 0;
-  int xn = 0, xh = 0;                  // x strides (elements): image, row (pixels packed, c innermost)
-  int yn = 0, yh = 0;                  // y strides: image, row (pixels packed, k innermost)
-  int wk = 0, wc = 0, wr = 0, wsx = 0;  // w strides: k, c, filter row, filter column
-  int D = 16, RSC = 1, SC = 1;          // depth (padded to 16), real depth, S*C
-  int PH = 1, PWC = 1;                  // patch rows, elements per patch row
-  int tiles_w = 1, tiles_h = 1, tiles = 1;
-  float alpha = 1, beta = 0;
-};
+using namespace stem;
 
 // Shared memory: B [K][LD], then A [kTP][LD] (the float staging [kTP][K+8]
 // of the epilogue overlays it), then the patch.
@@ -84,29 +73,6 @@ StemLayout stem_layout(int K, int D, int PH, int PWC) {
   l.patch_bytes = (size_t(PH) * PWC * 2 + 15) / 16 * 16;
   l.total = l.b_bytes + l.a_bytes + l.patch_bytes;
   return l;
-}
-
-__device__ inline void ldsm_x4(uint32_t (&r)[4], uint32_t saddr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(saddr));
-}
-
-template <class TI>
-__device__ inline void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
-template <>
-__device__ inline void mma_16816<half_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-template <>
-__device__ inline void mma_16816<bf16_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 template <class TI, int KB, int MINB>
@@ -144,88 +110,29 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_fwd_kernel(const Ste
 
   // This lane's patch offsets of the pairs (j, j + 1), j = 2 (lane + 32 t).
   int off0[4], off1[4];
-#pragma unroll
-  for (int t = 0; t < 4; ++t) {
-    const int j = 2 * (lane + 32 * t);
-    const int r0 = j / p.SC, r1 = (j + 1) / p.SC;
-    off0[t] = j < p.RSC ? r0 * p.PWC + (j - r0 * p.SC) : -1;
-    off1[t] = j + 1 < p.RSC ? r1 * p.PWC + (j + 1 - r1 * p.SC) : -1;
-  }
-  const int pairs = p.D / 2;
+  im2col_offsets(p, lane, off0, off1);
   const int wm = (warp % WARPS_M) * 32, wn = (warp / WARPS_M) * WN;
   const uint32_t As_s = static_cast<uint32_t>(__cvta_generic_to_shared(As));
   const uint32_t Bs_s = static_cast<uint32_t>(__cvta_generic_to_shared(Bs));
-  const int patch_elems = p.PH * p.PWC;
-  const int row_limit = p.Wi * p.C;
   const float alpha = p.alpha, beta = p.beta;
 
-  // The patch of a tile: element e (row e / PWC) of image n, output
-  // origin (oh0, ow0); zeros outside the image.
-  const auto patch_elem = [&](int n, int oh0, int ow0, int e) -> uint16_t {
-    const int pr = e / p.PWC, q = e - pr * p.PWC;
-    const int ih = oh0 * p.sh - p.ph + pr, iq = (ow0 * p.sw - p.pw) * p.C + q;
-    if (ih < 0 || ih >= p.Hi || iq < 0 || iq >= row_limit) return 0;
-    return x[size_t(n) * p.xn + ih * p.xh + iq];
-  };
-  const auto tile_origin = [&](int tile, int &n, int &oh0, int &ow0) {
-    const int tw = tile % p.tiles_w, rest = tile / p.tiles_w;
-    const int th = rest % p.tiles_h;
-    n = rest / p.tiles_h, oh0 = th * kTH, ow0 = tw * kTW;
-  };
   // Patches of up to kPF elements per thread are prefetched into registers
   // during the previous tile's mma's and epilogue; larger ones load in place.
-  const bool prefetch = patch_elems <= kPF * kThreads;
+  const bool prefetch = patch_prefetched(p);
   uint16_t pf[kPF];
-  if (prefetch && blockIdx.x < p.tiles) {
-    int n, oh0, ow0;
-    tile_origin(blockIdx.x, n, oh0, ow0);
-#pragma unroll
-    for (int i = 0; i < kPF; ++i) {
-      const int e = tid + i * kThreads;
-      pf[i] = e < patch_elems ? patch_elem(n, oh0, ow0, e) : uint16_t(0);
-    }
-  }
+  if (prefetch && blockIdx.x < p.tiles) patch_prefetch(p, x, blockIdx.x, tid, pf);
 
   for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
     int n, oh0, ow0;
-    tile_origin(tile, n, oh0, ow0);
+    tile_origin(p, tile, n, oh0, ow0);
     // 1. The input patch.
-    if (prefetch) {
-#pragma unroll
-      for (int i = 0; i < kPF; ++i) {
-        const int e = tid + i * kThreads;
-        if (e < patch_elems) patch[e] = pf[i];
-      }
-    } else {
-      for (int e = tid; e < patch_elems; e += kThreads) patch[e] = patch_elem(n, oh0, ow0, e);
-    }
+    patch_store(p, x, tile, tid, prefetch, pf, patch);
     __syncthreads();
     // 2. The im2col tile: warp `warp` fills pixels warp*16 .. +15.
-    for (int i = 0; i < kTP / 8; ++i) {
-      const int px = warp * (kTP / 8) + i;
-      const int base = (px / kTW) * p.sh * p.PWC + (px % kTW) * p.sw * p.C;
-      uint32_t *arow = reinterpret_cast<uint32_t *>(As + px * LD);
-#pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const int jp = lane + 32 * t;
-        if (jp < pairs) {
-          const uint32_t v0 = off0[t] >= 0 ? patch[base + off0[t]] : 0u;
-          const uint32_t v1 = off1[t] >= 0 ? patch[base + off1[t]] : 0u;
-          arow[jp] = v0 | (v1 << 16);
-        }
-      }
-    }
+    im2col_build(p, patch, As, LD, warp, lane, off0, off1);
     __syncthreads();
     // The next tile's patch, in flight during this tile's GEMM and epilogue.
-    if (prefetch && tile + int(gridDim.x) < p.tiles) {
-      int n2, oh2, ow2;
-      tile_origin(tile + gridDim.x, n2, oh2, ow2);
-#pragma unroll
-      for (int i = 0; i < kPF; ++i) {
-        const int e = tid + i * kThreads;
-        pf[i] = e < patch_elems ? patch_elem(n2, oh2, ow2, e) : uint16_t(0);
-      }
-    }
+    if (prefetch && tile + int(gridDim.x) < p.tiles) patch_prefetch(p, x, tile + gridDim.x, tid, pf);
     // 3. The GEMM: [128 x D] x [D x KB].
     float acc[FM][FN][4];
 #pragma unroll
@@ -295,6 +202,201 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_fwd_kernel(const Ste
   }
 }
 
+// The filter gradient: dw[k][j] = sum over output pixels of dy[px][k] *
+// im2col[px][j]. A persistent block walks tiles blockIdx.x, + gridDim.x, ...
+// of the forward's 8 x 16 pixels: the patch and the im2col tile B
+// [kTP][LD] as the forward builds them, dy's tile Y [kTP][KB + 8] (zeros for
+// pixels past the output), then mma.sync m16n8k16 accumulating C [KB][D]
+// = Y^T B in registers over all the block's tiles: A = dy^T and B = im2col
+// both come from [pixel][...] rows through ldmatrix .trans. 8 warps as 2
+// (k) x 4 (j), warp tiles KB/2 x NBW*8 (n blocks past D / 8 skipped). The
+// next tile's patch is prefetched into registers and its dy tile copied
+// (cp.async) into the other of two dy buffers during the GEMM.
+// At the end each block writes its C to p.partial[blockIdx.x]; the
+// finalize kernel sums the blocks in order (deterministic) into dw.
+// Shared memory: B [kTP][D+8], Y [2][kTP][KB+8], then the patch.
+size_t wgrad_smem_bytes(int K, int D, int PH, int PWC) {
+  return size_t(kTP) * (D + 8) * 2 + 2 * size_t(kTP) * (K + 8) * 2 + (size_t(PH) * PWC * 2 + 15) / 16 * 16;
+}
+
+// 16 bytes global -> shared, asynchronously; zeros (nothing read) when
+// !valid.
+__device__ inline void cp_async16(uint32_t saddr, const void *g, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(g), "r"(valid ? 16 : 0));
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+template <class TI, int KB, int NBW, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const StemParams p) {
+  constexpr int FM = KB / 32;                    // m fragments per warp (warp rows KB / 2)
+  constexpr int LDY = KB + 8;                    // dy tile row (elements): conflict-free ldmatrix
+  constexpr int VPP = KB / 8;                    // 16-byte dy vectors per pixel
+  constexpr int YV = kTP * VPP / kThreads;       // ... per thread
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int LD = p.D + 8;
+  uint16_t *Bs = reinterpret_cast<uint16_t *>(smem_raw);
+  uint16_t *Ys = Bs + size_t(kTP) * LD;
+  uint16_t *patch = Ys + 2 * size_t(kTP) * LDY;
+  const uint16_t *__restrict__ x = static_cast<const uint16_t *>(p.x);
+  const uint16_t *__restrict__ dy = static_cast<const uint16_t *>(p.w);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int nbt = p.D / 8;                       // n blocks of 8 j's
+  const int wm = (warp & 1) * (KB / 2), wn = (warp >> 1) * NBW;
+
+  int off0[4], off1[4];
+  im2col_offsets(p, lane, off0, off1);
+  const uint32_t Bs_s = static_cast<uint32_t>(__cvta_generic_to_shared(Bs));
+  const uint32_t Ys_s = static_cast<uint32_t>(__cvta_generic_to_shared(Ys));
+
+  // dy's tile into Y buffer `buf` (cp.async): vector v = tid + i *
+  // kThreads is pixel v / VPP, channels (v % VPP) * 8 .. +7; zeros past the
+  // output's bottom / right.
+  const auto dy_copy = [&](int tile, int buf) {
+    int n, oh0, ow0;
+    tile_origin(p, tile, n, oh0, ow0);
+#pragma unroll
+    for (int i = 0; i < YV; ++i) {
+      const int v = tid + i * kThreads, px = v / VPP, cv = v % VPP;
+      const int oh = oh0 + px / kTW, ow = ow0 + px % kTW;
+      const bool valid = oh < p.Ho && ow < p.Wo;
+      const uint16_t *src = valid ? dy + size_t(n) * p.yn + size_t(oh) * p.yh + size_t(ow) * KB + cv * 8 : dy;
+      cp_async16(Ys_s + ((buf * kTP + px) * LDY + cv * 8) * 2, src, valid);
+    }
+    cp_async_commit();
+  };
+
+  const bool prefetch = patch_prefetched(p);
+  uint16_t pf[kPF];
+  if (blockIdx.x < p.tiles) {
+    if (prefetch) patch_prefetch(p, x, blockIdx.x, tid, pf);
+    dy_copy(blockIdx.x, 0);
+  }
+
+  float acc[FM][NBW][4];
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < NBW; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+
+  int buf = 0;
+  for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x, buf ^= 1) {
+    // 1. The patch into shared memory; dy's tile (copied during the
+    // previous tile's GEMM) arrived.
+    patch_store(p, x, tile, tid, prefetch, pf, patch);
+    cp_async_wait_all();
+    __syncthreads();
+    // 2. The im2col tile.
+    im2col_build(p, patch, Bs, LD, warp, lane, off0, off1);
+    __syncthreads();
+    // The next tile's patch and dy, in flight during this tile's GEMM
+    // (the other Y buffer: its last reads, the previous tile's GEMM, are
+    // behind the barriers above).
+    if (tile + int(gridDim.x) < p.tiles) {
+      if (prefetch) patch_prefetch(p, x, tile + gridDim.x, tid, pf);
+      dy_copy(tile + gridDim.x, buf ^ 1);
+    }
+    const uint32_t Yb_s = Ys_s + buf * (kTP * LDY * 2);
+    // 3. C [KB][D] += Y^T [KB][kTP] x B [kTP][D], 16 pixels a step.
+#pragma unroll 2
+    for (int ks = 0; ks < kTP / 16; ++ks) {
+      uint32_t fa[FM][4], fb[NBW][2];
+      // A (m = k, kk = pixel) from Y [pixel][k]: matrices (k +0, px +0),
+      // (k +8, px +0), (k +0, px +8), (k +8, px +8).
+#pragma unroll
+      for (int i = 0; i < FM; ++i) {
+        const int mat = lane >> 3;
+        const int px = ks * 16 + (lane & 7) + (mat >> 1) * 8, kc = wm + i * 16 + (mat & 1) * 8;
+        ldsm_x4_trans(fa[i], Yb_s + (px * LDY + kc) * 2);
+      }
+      // B (kk = pixel, n = j) from B [pixel][j]: per n block the matrices
+      // (px +0), (px +8); two n blocks per x4.
+      const int bpx = ks * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+#pragma unroll
+      for (int jj = 0; jj < NBW; jj += 2) {
+        const int nb = wn + jj;
+        if (jj + 1 < NBW && nb + 1 < nbt) {
+          uint32_t r[4];
+          ldsm_x4_trans(r, Bs_s + (bpx * LD + (nb + (lane >> 4)) * 8) * 2);
+          fb[jj][0] = r[0];
+          fb[jj][1] = r[1];
+          fb[jj + 1 < NBW ? jj + 1 : jj][0] = r[2];
+          fb[jj + 1 < NBW ? jj + 1 : jj][1] = r[3];
+        } else if (nb < nbt) {
+          uint32_t r[2];
+          ldsm_x2_trans(r, Bs_s + (bpx * LD + nb * 8) * 2);
+          fb[jj][0] = r[0];
+          fb[jj][1] = r[1];
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < NBW; ++j)
+          if (wn + j < nbt) mma_16816<TI>(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+    }
+    // No barrier: the next tile's patch and B stores, and its dy copy into
+    // this Y buffer, all follow a barrier that every warp reaches after
+    // this GEMM.
+  }
+
+  // 4. This block's C to its partial [KB][D].
+  float *part = static_cast<float *>(p.partial) + size_t(blockIdx.x) * KB * p.D;
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < NBW; ++j) {
+      const int nb = wn + j;
+      if (nb >= nbt) continue;
+      const int row = wm + i * 16 + (lane >> 2), col = nb * 8 + 2 * (lane & 3);
+      *reinterpret_cast<float2 *>(part + size_t(row) * p.D + col) = make_float2(acc[i][j][0], acc[i][j][1]);
+      *reinterpret_cast<float2 *>(part + size_t(row + 8) * p.D + col) = make_float2(acc[i][j][2], acc[i][j][3]);
+    }
+}
+
+// dw = alpha * (sum over the blocks' partials, in block order) + beta * dw
+// (dw not read when beta == 0), j = (r, s, c) mapped to dw's strides, taps
+// reversed for CONVOLUTION. A block of kFinGroups warps takes 32 outputs:
+// warp g sums the g-th of kFinGroups contiguous ranges of blocks, then warp
+// 0 adds the ranges' sums in order (a fixed order: deterministic), so that
+// a few thousand outputs still spread over every multiprocessor.
+constexpr int kFinGroups = 8;
+
+template <class TI>
+__global__ void __launch_bounds__(32 * kFinGroups) conv_stem_wgrad_finalize(const StemParams p, int blocks) {
+  __shared__ float sums[kFinGroups][32];
+  const int lane = threadIdx.x % 32, grp = threadIdx.x / 32;
+  const int e = blockIdx.x * 32 + lane;
+  const bool live = e < p.K * p.RSC;
+  const int k = live ? e / p.RSC : 0, j = live ? e - k * p.RSC : 0;
+  float sum = 0.0f;
+  if (live) {
+    const float *part = static_cast<const float *>(p.partial) + size_t(k) * p.D + j;
+    const size_t stride = size_t(p.K) * p.D;
+    const int b0 = int(int64_t{grp} * blocks / kFinGroups), b1 = int(int64_t{grp + 1} * blocks / kFinGroups);
+#pragma unroll 4
+    for (int b = b0; b < b1; ++b) sum += part[b * stride];
+  }
+  sums[grp][lane] = sum;
+  __syncthreads();
+  if (grp != 0 || !live) return;
+  float total = 0.0f;
+#pragma unroll
+  for (int g = 0; g < kFinGroups; ++g) total += sums[g][lane];
+  int r = j / p.SC;
+  const int rem = j - r * p.SC;
+  int s = rem / p.C;
+  const int c = rem - s * p.C;
+  if (p.flip) r = p.R - 1 - r, s = p.S - 1 - s;
+  TI *dw = static_cast<TI *>(p.y);
+  const size_t at = size_t(k) * p.wk + size_t(c) * p.wc + size_t(r) * p.wr + size_t(s) * p.wsx;
+  float v = p.alpha * total;
+  if (p.beta != 0.0f) v += p.beta * Storage<TI>::template load<float>(dw[at]);
+  dw[at] = Storage<TI>::store(v);
+}
+
 StemParams stem_params(const ConvArgs &a) {
   StemParams p;
   p.Hi = a.in[1], p.Wi = a.in[2], p.C = a.Cg, p.Ho = a.out[1], p.Wo = a.out[2];
@@ -347,11 +449,10 @@ void launch_typed(const StemParams &p, cudaStream_t s) {
   check_launch("conv_stem_fwd_kernel");
 }
 
-}  // namespace
-
-bool conv_stem_applies(const ConvArgs &a, ConvTypes t) {
-  if (!stem_enabled()) return false;
-  if (a.dir != kConvFwd || (t != ConvTypes::f16 && t != ConvTypes::bf16)) return false;
+// The problem shapes both kernels take (x and y / dy packed NHWC, see
+// convolution_stem.hpp), either direction.
+bool stem_shape_applies(const ConvArgs &a, ConvTypes t) {
+  if (t != ConvTypes::f16 && t != ConvTypes::bf16) return false;
   if (a.G != 1 || a.Cg > 4 || (a.Kg != 32 && a.Kg != 64)) return false;
   if (a.in[0] != 1 || a.filt[0] != 1 || a.out[0] != 1) return false;
   for (int k = 0; k < 3; ++k)
@@ -360,8 +461,74 @@ bool conv_stem_applies(const ConvArgs &a, ConvTypes t) {
   if (a.xs[1] != 1 || a.xs[4] != a.Cg) return false;
   if (a.ys[1] != 1 || a.ys[4] != a.Kg || a.ys[3] % 8 != 0 || a.ys[0] % 8 != 0) return false;
   const StemParams p = stem_params(a);
-  if (p.D > kMaxDepth || size_t(p.PH) * p.PWC * 2 > kMaxPatchBytes) return false;
+  return p.D <= kMaxDepth && size_t(p.PH) * p.PWC * 2 <= kMaxPatchBytes;
+}
+
+bool stem_wgrad_enabled() {
+  const char *v = std::getenv("FREEDNN_CONV_STEM_WGRAD");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+// The filter gradient's kernel for a problem: n blocks per warp NBW = 2, 5
+// or 8 (D <= 64, 160, 256); the widest compiled for 1 block per
+// multiprocessor (its 64 accumulators a thread).
+using WgradKernel = void (*)(const StemParams);
+template <class TI, int KB>
+WgradKernel wgrad_kernel_typed(int D) {
+  if (D <= 64) return conv_stem_wgrad_kernel<TI, KB, 2, 2>;
+  if (D <= 160) return conv_stem_wgrad_kernel<TI, KB, 5, 2>;
+  return conv_stem_wgrad_kernel<TI, KB, 8, 1>;
+}
+WgradKernel wgrad_kernel(ConvTypes t, int K, int D) {
+  const bool f16 = t == ConvTypes::f16;
+  if (K == 64) return f16 ? wgrad_kernel_typed<half_bits, 64>(D) : wgrad_kernel_typed<bf16_bits, 64>(D);
+  return f16 ? wgrad_kernel_typed<half_bits, 32>(D) : wgrad_kernel_typed<bf16_bits, 32>(D);
+}
+
+}  // namespace
+
+bool conv_stem_applies(const ConvArgs &a, ConvTypes t) {
+  if (!stem_enabled() || a.dir != kConvFwd || !stem_shape_applies(a, t)) return false;
+  const StemParams p = stem_params(a);
   return stem_layout(p.K, p.D, p.PH, p.PWC).total <= 200 * 1024;
+}
+
+bool conv_stem_wgrad_applies(const ConvArgs &a, ConvTypes t) {
+  if (!stem_wgrad_enabled() || a.dir != kConvBwdFilter || !stem_shape_applies(a, t)) return false;
+  const StemParams p = stem_params(a);
+  return wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC) <= 200 * 1024;
+}
+
+size_t conv_stem_wgrad_scratch(const ConvArgs &a, ConvTypes t, int *blocks) {
+  const StemParams p = stem_params(a);
+  const size_t smem = wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC);
+  const WgradKernel kernel = wgrad_kernel(t, p.K, p.D);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+             "cudaFuncSetAttribute");
+  int per_sm = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (per_sm < 1) per_sm = 1;
+  const int64_t slots = int64_t{sm_count()} * per_sm;
+  *blocks = static_cast<int>(p.tiles < slots ? p.tiles : slots);
+  return size_t(*blocks) * p.K * p.D * sizeof(float);
+}
+
+void launch_conv_stem_wgrad(const ConvArgs &a, ConvTypes t, int blocks, void *partials, void *stream) {
+  StemParams p = stem_params(a);
+  p.x = a.B, p.w = a.A, p.y = a.dst, p.partial = partials;
+  p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
+  const cudaStream_t s = as_stream(stream);
+  const size_t smem = wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC);
+  const WgradKernel kernel = wgrad_kernel(t, p.K, p.D);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+             "cudaFuncSetAttribute");
+  kernel<<<blocks, kThreads, smem, s>>>(p);
+  check_launch("conv_stem_wgrad_kernel");
+  const int outs = p.K * p.RSC, fb = (outs + 31) / 32;
+  if (t == ConvTypes::f16) conv_stem_wgrad_finalize<half_bits><<<fb, 32 * kFinGroups, 0, s>>>(p, blocks);
+  else conv_stem_wgrad_finalize<bf16_bits><<<fb, 32 * kFinGroups, 0, s>>>(p, blocks);
+  check_launch("conv_stem_wgrad_finalize");
 }
 
 void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, void *stream) {

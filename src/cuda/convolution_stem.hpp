@@ -1,6 +1,9 @@
-// The few-channel forward kernel of cuda.conv.implicit_gemm (the ResNet-50
-// stem: C = 3, 7x7, stride 2, K = 64), convolution_stem.cu.
+// The few-channel forward and filter-gradient kernels of
+// cuda.conv.implicit_gemm (the ResNet-50 stem: C = 3, 7x7, stride 2,
+// K = 64), convolution_stem.cu.
 #pragma once
+
+#include <cstddef>
 
 #include "cuda/convolution_args.hpp"
 
@@ -17,5 +20,18 @@ bool conv_stem_applies(const ConvArgs &a, ConvTypes t);
 // Runs it (a.A = x, a.B = w, a.dst = y 16-byte aligned, alpha / beta); no
 // workspace or scratch.
 void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, void *stream);
+
+// Whether the filter-gradient kernel runs a problem: the shapes and types
+// of conv_stem_applies (dy as y there: packed NHWC, rows / images at
+// multiples of 8 elements), dw any layout. FREEDNN_CONV_STEM_WGRAD=0 turns
+// it off (read here, when a plan is made).
+bool conv_stem_wgrad_applies(const ConvArgs &a, ConvTypes t);
+// The scratch bytes it needs (each block's float partial of dw), and the
+// number of blocks it runs with (*blocks, pass it to the launch).
+size_t conv_stem_wgrad_scratch(const ConvArgs &a, ConvTypes t, int *blocks);
+// Runs it (a.A = dy 16-byte aligned, a.B = x, a.dst = dw, alpha / beta;
+// partials: conv_stem_wgrad_scratch's bytes): the kernel, then the
+// finalize summing the blocks' partials in order into dw.
+void launch_conv_stem_wgrad(const ConvArgs &a, ConvTypes t, int blocks, void *partials, void *stream);
 
 }  // namespace fdnn::cuda

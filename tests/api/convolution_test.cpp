@@ -672,6 +672,90 @@ TEST(Convolution, FewChannelForwardStemSwitchedOff) {
   else unsetenv("FREEDNN_CONV_STEM");
 }
 
+// The filter gradients of the same few-channel problems (C = 1..4, K 32 /
+// 64, HALF / BFLOAT16, x and dy packed NHWC): the GPU runs these on the
+// stem's filter-gradient kernel (convolution_stem.cu: per-block partials
+// summed in order by a finalize kernel), FREEDNN_CONV_STEM_WGRAD=0 on the
+// 8-channel copies. Both modes, KRSC and KCRS dw (the taps of CONVOLUTION
+// reversed in the finalize), each with beta = 0 on a NaN-poisoned dw and
+// beta != 0, BWD_FILTER_ALGO_1 (the implicit GEMM). Filters 7x7 / 5x5 / 3x3
+// / 3x5 / 1x1, strides 1-3, odd sizes (partial tiles).
+void check_few_channel_wgrad_shapes(uint64_t seed) {
+  Handle h;
+  Rng rng(seed);
+  struct Shape {
+    int64_t N, C, K, H, W, fh, fw;
+    int pad_h, pad_w, stride;
+    cudnnConvolutionMode_t mode;
+  };
+  const Shape shapes[] = {
+      {2, 3, 64, 23, 29, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
+      {1, 3, 64, 40, 37, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
+      {1, 1, 32, 17, 35, 5, 5, 2, 2, 1, CUDNN_CROSS_CORRELATION},
+      {2, 4, 64, 19, 13, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
+      {2, 2, 32, 9, 9, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {1, 4, 64, 21, 33, 5, 5, 2, 2, 1, CUDNN_CONVOLUTION},
+      {1, 3, 32, 14, 26, 3, 5, 1, 2, 3, CUDNN_CROSS_CORRELATION},
+      {2, 2, 64, 11, 18, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+      {1, 4, 32, 30, 31, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
+      {3, 3, 64, 45, 47, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
+      // 384 tiles: more than an H100's blocks, so blocks walk several tiles
+      // (GPU handles only: 5 s on the CPU engines, nothing they lack).
+      {6, 3, 32, 64, 128, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const Shape &sh : shapes) {
+    if (&sh == &shapes[std::size(shapes) - 1] && !gpu_mode()) break;
+    Problem pr;
+    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    pr.compute = CUDNN_DATA_FLOAT;
+    ConvParams &p = pr.p;
+    p.mode = sh.mode;
+    p.pad = {sh.pad_h, sh.pad_w};
+    p.stride = {sh.stride, sh.stride};
+    p.dilation = {1, 1};
+    const std::vector<int64_t> xd{sh.N, sh.C, sh.H, sh.W}, wd{sh.K, sh.C, sh.fh, sh.fw};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    pr.wformat = iter % 3 == 1 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+    pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, Layout::nhwc));
+    pr.w = make_tensor(pr.dtype, wd,
+                       packed_strides(wd, pr.wformat == CUDNN_TENSOR_NHWC ? Layout::nhwc : Layout::nchw));
+    pr.y = make_tensor(pr.dtype, yd, packed_strides(yd, Layout::nhwc));
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " C" + std::to_string(sh.C) +
+              " K" + std::to_string(sh.K) + " " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + " f" +
+              std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " p" + std::to_string(sh.pad_h) + "," +
+              std::to_string(sh.pad_w) + " s" + std::to_string(sh.stride) +
+              (pr.wformat == CUDNN_TENSOR_NHWC ? " krsc" : " kcrs") +
+              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
+    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    for (const AlphaBeta &ab : {blends[iter % 2], blends[2 + iter % 2]})
+      check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, FewChannelFilterGradient) { check_few_channel_wgrad_shapes(test_seed(414)); }
+
+// The same problems on the 8-channel copies (FREEDNN_CONV_STEM_WGRAD=0; GPU
+// only: the CPU engines have one path).
+TEST(Convolution, FewChannelFilterGradientStemSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const char *v = std::getenv("FREEDNN_CONV_STEM_WGRAD");
+  const std::optional<std::string> keep = v == nullptr ? std::nullopt : std::optional<std::string>(v);
+  setenv("FREEDNN_CONV_STEM_WGRAD", "0", 1);
+  check_few_channel_wgrad_shapes(test_seed(415));
+  if (keep) setenv("FREEDNN_CONV_STEM_WGRAD", keep->c_str(), 1);
+  else unsetenv("FREEDNN_CONV_STEM_WGRAD");
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

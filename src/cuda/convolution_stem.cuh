@@ -1,0 +1,158 @@
+// Device code shared by the few-channel (stem) kernels of
+// convolution_stem.cu: the forward and the filter gradient walk the same
+// 8 x 16 output-pixel tiles, load the same input patch into shared memory
+// and build the same im2col rows from it (j = (r, s, c) in x's order, depth
+// D = R*S*C rounded up to 16); both feed mma.sync m16n8k16 from ldmatrix.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/storage_types.cuh"
+
+namespace fdnn::cuda::stem {
+
+constexpr int kThreads = 256;
+constexpr int kTH = 8, kTW = 16, kTP = kTH * kTW;  // output tile: rows x columns = pixels
+constexpr int kMaxDepth = 256;                     // D / 2 pairs <= 4 per lane
+constexpr size_t kMaxPatchBytes = 24 * 1024;
+constexpr int kPF = 12;                            // prefetched patch elements per thread
+
+// Forward: x, w, y. Filter gradient: x, w = dy, y = dw.
+struct StemParams {
+  const void *x = nullptr, *w = nullptr;
+  void *y = nullptr;
+  void *partial = nullptr;             // filter gradient: [blocks][K][D] floats
+  int Hi = 1, Wi = 1, C = 1, Ho = 1, Wo = 1, R = 1, S = 1, K = 1;
+  int sh = 1, sw = 1, ph = 0, pw = 0, flip = 0;
+  int xn = 0, xh = 0;                  // x strides (elements): image, row (pixels packed, c innermost)
+  int yn = 0, yh = 0;                  // y (dy) strides: image, row (pixels packed, k innermost)
+  int wk = 0, wc = 0, wr = 0, wsx = 0;  // w (dw) strides: k, c, filter row, filter column
+  int D = 16, RSC = 1, SC = 1;          // depth (padded to 16), real depth, S*C
+  int PH = 1, PWC = 1;                  // patch rows, elements per patch row
+  int tiles_w = 1, tiles_h = 1, tiles = 1;
+  float alpha = 1, beta = 0;
+};
+
+__device__ inline void ldsm_x4(uint32_t (&r)[4], uint32_t saddr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(saddr));
+}
+__device__ inline void ldsm_x4_trans(uint32_t (&r)[4], uint32_t saddr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(saddr));
+}
+__device__ inline void ldsm_x2_trans(uint32_t (&r)[2], uint32_t saddr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(saddr));
+}
+
+template <class TI>
+__device__ inline void mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
+template <>
+__device__ inline void mma_16816<half_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <>
+__device__ inline void mma_16816<bf16_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The image and output origin of tile `tile` (tiles ordered w, h, n).
+__device__ inline void tile_origin(const StemParams &p, int tile, int &n, int &oh0, int &ow0) {
+  const int tw = tile % p.tiles_w, rest = tile / p.tiles_w;
+  const int th = rest % p.tiles_h;
+  n = rest / p.tiles_h, oh0 = th * kTH, ow0 = tw * kTW;
+}
+
+// Element e (row e / PWC) of the input patch of the tile of image n, output
+// origin (oh0, ow0); zeros outside the image.
+__device__ inline uint16_t patch_elem(const StemParams &p, const uint16_t *__restrict__ x, int n, int oh0, int ow0,
+                                      int e) {
+  const int pr = e / p.PWC, q = e - pr * p.PWC;
+  const int ih = oh0 * p.sh - p.ph + pr, iq = (ow0 * p.sw - p.pw) * p.C + q;
+  if (ih < 0 || ih >= p.Hi || iq < 0 || iq >= p.Wi * p.C) return 0;
+  return x[size_t(n) * p.xn + ih * p.xh + iq];
+}
+
+// Whether a block's patches go through kPF registers per thread (loaded
+// during the previous tile's work) rather than straight into shared memory.
+__device__ inline bool patch_prefetched(const StemParams &p) { return p.PH * p.PWC <= kPF * kThreads; }
+
+// The registers' share of tile `tile`'s patch (prefetched form).
+__device__ inline void patch_prefetch(const StemParams &p, const uint16_t *__restrict__ x, int tile, int tid,
+                                      uint16_t (&pf)[kPF]) {
+  int n, oh0, ow0;
+  tile_origin(p, tile, n, oh0, ow0);
+  const int patch_elems = p.PH * p.PWC;
+#pragma unroll
+  for (int i = 0; i < kPF; ++i) {
+    const int e = tid + i * kThreads;
+    pf[i] = e < patch_elems ? patch_elem(p, x, n, oh0, ow0, e) : uint16_t(0);
+  }
+}
+
+// Tile `tile`'s patch into shared memory: from the prefetched registers or
+// (larger patches) straight from x. The caller synchronises afterwards.
+__device__ inline void patch_store(const StemParams &p, const uint16_t *__restrict__ x, int tile, int tid,
+                                   bool prefetch, const uint16_t (&pf)[kPF], uint16_t *patch) {
+  const int patch_elems = p.PH * p.PWC;
+  if (prefetch) {
+#pragma unroll
+    for (int i = 0; i < kPF; ++i) {
+      const int e = tid + i * kThreads;
+      if (e < patch_elems) patch[e] = pf[i];
+    }
+  } else {
+    int n, oh0, ow0;
+    tile_origin(p, tile, n, oh0, ow0);
+    for (int e = tid; e < patch_elems; e += kThreads) patch[e] = patch_elem(p, x, n, oh0, ow0, e);
+  }
+}
+
+// This lane's patch offsets of the im2col pairs (j, j + 1), j = 2 (lane +
+// 32 t), relative to a pixel's origin; -1 past R*S*C (zeros).
+__device__ inline void im2col_offsets(const StemParams &p, int lane, int (&off0)[4], int (&off1)[4]) {
+#pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    const int j = 2 * (lane + 32 * t);
+    const int r0 = j / p.SC, r1 = (j + 1) / p.SC;
+    off0[t] = j < p.RSC ? r0 * p.PWC + (j - r0 * p.SC) : -1;
+    off1[t] = j + 1 < p.RSC ? r1 * p.PWC + (j + 1 - r1 * p.SC) : -1;
+  }
+}
+
+// The im2col tile A [kTP pixels][LD] (row px: j = 0 .. D-1) from the patch:
+// element j of pixel (ph, pw) is patch[(ph*sh + r) * PWC + pw*sw*C + (s*C +
+// c)]; warp `warp` fills pixels warp*16 .. +15 with 32-bit stores.
+__device__ inline void im2col_build(const StemParams &p, const uint16_t *patch, uint16_t *A, int LD, int warp,
+                                    int lane, const int (&off0)[4], const int (&off1)[4]) {
+  const int pairs = p.D / 2;
+  for (int i = 0; i < kTP / 8; ++i) {
+    const int px = warp * (kTP / 8) + i;
+    const int base = (px / kTW) * p.sh * p.PWC + (px % kTW) * p.sw * p.C;
+    uint32_t *arow = reinterpret_cast<uint32_t *>(A + px * LD);
+#pragma unroll
+    for (int t = 0; t < 4; ++t) {
+      const int jp = lane + 32 * t;
+      if (jp < pairs) {
+        const uint32_t v0 = off0[t] >= 0 ? patch[base + off0[t]] : 0u;
+        const uint32_t v1 = off1[t] >= 0 ? patch[base + off1[t]] : 0u;
+        arow[jp] = v0 | (v1 << 16);
+      }
+    }
+  }
+}
+
+}  // namespace fdnn::cuda::stem
