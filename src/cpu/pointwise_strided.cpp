@@ -47,6 +47,7 @@ constexpr int64_t kStreamPrefetchBlocks = 2;  // streaming rows: inputs prefetch
 constexpr int64_t kShortRowChunkBytes = 256;  // line-block path, short x rows: bytes of each x row per item
 constexpr int64_t kShortRowBlocks = 8;        // and line blocks along y's rows per item
 constexpr int64_t kShortRowMaxBytes = 4096;   // x rows up to this long count as short
+constexpr int64_t kLongRunBytes = 8192;       // line-block path, short x rows: most bytes of each y row per item
 
 enum class Path { rows, tiled };
 enum class Kind { general, copy, fill };
@@ -337,7 +338,7 @@ int64_t line_head(const Layout &L, const RunArgs<C> &a) {
 // outer index. Work items are slabs of B = 64 / es rows of x (B elements of
 // every y row), at most kLineChunkBytes of each x row: x rows are read in
 // order, and each block writes B whole lines of y. (Short x rows with far
-// y rows: kShortRowBlocks slabs by kShortRowChunkBytes, see below.) When y is large its rows
+// y rows: see below.) When y is large its rows
 // get streaming stores, provided every y row has the same offset within a
 // cache line: the first `head` elements of each row (up to the first line
 // boundary) and the last D0 % B go through the generic tile code with
@@ -360,18 +361,43 @@ void run_line_blocks(const ExecContext &ctx, const Layout &L, const RunArgs<C> &
   // write several consecutive lines per y row instead (64x256x56x56 f32
   // NHWC -> NCHW in a stand-alone loop, 2 threads: 16 x 256 elements per
   // item 30 GB/s, 128 x 64 33 GB/s, 64 x 64 32.5, 128 x 128 30.6).
-  // FREEDNN_CPU_LINE_ITEMS=0 keeps the whole-row items (to measure).
-  static const bool short_items = [] {
+  // When y is streamed, items of two blocks along i1 (128 bytes of each x
+  // row: 32 f32 channels) by a long run along i0 (up to kLongRunBytes of each
+  // y row: half a 56x56 f32 plane) are faster still: transpose_lines then
+  // writes two adjacent lines per y row back to back (single lines to many
+  // far-apart rows stream at about 0.55 of sequential stores here) and
+  // prefetches the x lines down the run. Same problem, 2 threads, in one
+  // process: 1.05-1.07x the 128 x 64 items (0.81 -> 0.86 of a streaming
+  // copy of the same buffers); 32x64x56x56: 1.25x.
+  // FREEDNN_CPU_LINE_ITEMS=0 keeps the whole-row items, =short the 128 x 64
+  // ones also when streaming (to measure).
+  enum class Items { whole, short_runs, long_runs };
+  static const Items items = [] {
     const char *v = std::getenv("FREEDNN_CPU_LINE_ITEMS");
-    return v == nullptr || v[0] != '0';
+    if (v != nullptr && v[0] == '0') return Items::whole;
+    if (v != nullptr && std::strcmp(v, "short") == 0) return Items::short_runs;
+    return Items::long_runs;
   }();
-  const bool short_rows = short_items && ys1 > xs0 && D1 * esi <= kShortRowMaxBytes;
-  const int64_t group = short_rows ? kShortRowBlocks : 1;  // blocks of B along i0 per item
+  const bool short_rows = items != Items::whole && ys1 > xs0 && D1 * esi <= kShortRowMaxBytes;
+  const bool long_runs = short_rows && stream && items == Items::long_runs;
+  int64_t group = short_rows ? kShortRowBlocks : 1;  // blocks of B along i0 per item
+  const int64_t chunk = long_runs ? 2 * B
+                                  : std::max<int64_t>(B, (short_rows ? kShortRowChunkBytes : kLineChunkBytes) / esi / B * B);
+  const int64_t chunks = (D1 + chunk - 1) / chunk;
+  if (long_runs && full > 0) {
+    // The fewest runs of at most kLongRunBytes, of equal length, but enough
+    // items for every thread (a few each) when there are few images or
+    // channels.
+    const int64_t most = std::max<int64_t>(1, kLongRunBytes / (B * esi));
+    const int64_t threads = ctx.pool != nullptr ? ctx.pool->size() : 1;
+    const int64_t across = std::max<int64_t>(1, L.outer_count * chunks);  // items per run of every y row
+    const int64_t want = (4 * threads + across - 1) / across;
+    const int64_t runs = std::min(full, std::max((full + most - 1) / most, want));
+    group = (full + runs - 1) / runs;
+  }
   const int64_t groups = (full + group - 1) / group;
   // i0 pieces: [0, head) if any, `groups` runs of up to `group` blocks, [tail, D0) if any.
   const int64_t pieces = (head > 0 ? 1 : 0) + groups + (tail < D0 ? 1 : 0);
-  const int64_t chunk = std::max<int64_t>(B, (short_rows ? kShortRowChunkBytes : kLineChunkBytes) / esi / B * B);
-  const int64_t chunks = (D1 + chunk - 1) / chunk;
   parallel(ctx, L.outer_count * pieces * chunks, nest.element_count(), [&](int64_t lo, int64_t hi) {
     for (int64_t it = lo; it < hi; ++it) {
       const int64_t c = it % chunks, p = (it / chunks) % pieces, o_lin = it / (chunks * pieces);

@@ -118,6 +118,21 @@ TEST_F(CpuLineTranspose, PaddedRowsAndMisalignedOutputs) {
   }
 }
 
+// NHWC -> NCHW (short x rows, far-apart y rows) is cut into items of a few
+// blocks of channels by runs of pixels: channel counts below, at and above
+// one item's, planes of several runs (the streamed long runs: below).
+TEST_F(CpuLineTranspose, NhwcToNchwPixelRunsEveryType) {
+  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_DOUBLE, CUDNN_DATA_INT8};
+  const std::vector<int64_t> channels = {24, 33, 48, 64, 100};
+  for (int it = 0; it < 8; ++it) {
+    const cudnnDataType_t t = types[static_cast<size_t>(it) % types.size()];
+    const std::vector<int64_t> dims = {rng.integer(1, 2), rng.pick(channels), rng.integer(20, 40), rng.integer(30, 50)};
+    HostTensor x = tensor(t, dims, padded_strides(dims, true, 0));
+    HostTensor y = tensor(t, dims, padded_strides(dims, false, 0));
+    transform(x, y, 1, 0);
+  }
+}
+
 // Outputs of 16 MiB and more get streaming stores when every row starts at
 // the same offset within a cache line; rows then start and end with partial
 // lines (y placed a few elements into its buffer). A copy must reproduce
@@ -133,6 +148,10 @@ TEST_F(CpuLineTranspose, LargeOutputsStreamedFromAnyLineOffset) {
   const std::vector<Case> cases = {
       {CUDNN_DATA_FLOAT, {2, 80, 163, 163}, true, 4 * 5},   // C = 5 blocks, HW odd; y 5 floats into a line
       {CUDNN_DATA_HALF, {1, 144, 240, 248}, false, 2 * 7},  // rows of 59520 halves; y 7 halves into a line
+      // NHWC -> NCHW: items of two blocks of channels by long pixel runs, two
+      // lines per y row back to back: 22 runs per plane, 32 + 16 channels, an odd last band.
+      {CUDNN_DATA_FLOAT, {2, 48, 210, 210}, false, 4 * 3},
+      {CUDNN_DATA_DOUBLE, {1, 40, 230, 230}, false, 8 * 5},  // 16 + 16 + 8 channels
   };
   for (const Case &c : cases) {
     HostTensor x = make_tensor(c.t, c.dims, padded_strides(c.dims, !c.to_nhwc, 0));
@@ -147,8 +166,12 @@ TEST_F(CpuLineTranspose, LargeOutputsStreamedFromAnyLineOffset) {
     TensorDesc xd(x), yd(y);
     Buffer xb = upload(x);
     const float one = 1, zero = 0;
+    const double one_d = 1, zero_d = 0;  // double data takes double scaling factors
+    const bool dbl = c.t == CUDNN_DATA_DOUBLE;
+    const void *alpha = dbl ? static_cast<const void *>(&one_d) : &one;
+    const void *beta = dbl ? static_cast<const void *>(&zero_d) : &zero;
     const std::string what = "x " + describe(x) + " y " + describe(y) + " offset " + std::to_string(c.offset);
-    ASSERT_EQ(cudnnTransformTensor(h, &one, xd, xb.get(), &zero, yd, static_cast<char *>(yb.get()) + c.offset),
+    ASSERT_EQ(cudnnTransformTensor(h, alpha, xd, xb.get(), beta, yd, static_cast<char *>(yb.get()) + c.offset),
               CUDNN_STATUS_SUCCESS)
         << what;
     const std::vector<uint8_t> got = yb.download();
