@@ -4,7 +4,9 @@
 //  - Forward works on output rows (n, channel block, od, oh). When channels
 //    are innermost in x and y (NHWC, NDHWC) each output position folds its
 //    window as vectors over a block of channels (float: accumulators in
-//    registers, forward_vector_lanes). When columns are contiguous in x
+//    registers, AVX-512 pooling_nhwc_forward.hpp or AVX2
+//    forward_vector_lanes; a large y written with beta = 0 takes
+//    non-temporal stores). When columns are contiguous in x
 //    (NCHW) the window's rows are folded into one padded line, then the
 //    line's window columns (stride 2: split into even and odd positions), so
 //    that every loop is contiguous (forward_line; float max 2x2/2 and 3x3/2
@@ -14,7 +16,9 @@
 //    gradient plane through the same windows (max: to the first maximum of
 //    x, found again), then blends it into dx. Average backward with columns
 //    contiguous in dx gathers instead, one dx row at a time
-//    (backward_line_avg).
+//    (backward_line_avg); so does float max backward of 2-d NHWC data
+//    with channels in 16s on AVX-512 (pooling_max_backward_rows.hpp: each
+//    window's first maximum as a cell number, dx written once).
 // Work is spread over the thread pool; types are template parameters, so no
 // hot loop switches on a type.
 #include <immintrin.h>
@@ -26,6 +30,7 @@
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -34,7 +39,9 @@
 #include "core/thread_pool.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/pooling_max_backward_rows.hpp"
 #include "cpu/pooling_max_rows.hpp"
+#include "cpu/pooling_nhwc_forward.hpp"
 #include "cpu/resample_geometry.hpp"
 
 namespace fdnn::cpu {
@@ -342,6 +349,10 @@ struct Kernels : ComputeIo<S, C> {
         if (blend) {
           r0 += b * load8(q + s16);
           r1 += b * load8(q + s16 + 8);
+        } else if (stream_y && (reinterpret_cast<uintptr_t>(q + s16) & 31) == 0) {
+          _mm256_stream_ps(q + s16, (__m256)r0);
+          _mm256_stream_ps(q + s16 + 8, (__m256)r1);
+          continue;
         }
         store8(q + s16, r0);
         store8(q + s16 + 8, r1);
@@ -357,9 +368,56 @@ struct Kernels : ComputeIo<S, C> {
   struct FoldSum8 {
     V8 operator()(V8 acc, V8 v) const { return acc + v; }
   };
-  // Channels innermost: forward_vector_lanes where it applies.
+  // Float, channels innermost, an AVX-512 CPU: pool_rows::nhwc_forward_row
+  // (the input columns of each output made once, columns_for_rows).
+  std::vector<int64_t> col_lo, col_hi;
+  bool nhwc_rows = false;
+  void columns_for_rows() {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      nhwc_rows = G.channels_inner && avx512_usable();
+      if (!nhwc_rows) return;
+      col_lo.resize(static_cast<size_t>(G.out[2]));
+      col_hi.resize(static_cast<size_t>(G.out[2]));
+      for (int64_t ow = 0; ow < G.out[2]; ++ow) {
+        int64_t sw;
+        window_range(G, 2, ow, sw, col_lo[static_cast<size_t>(ow)], col_hi[static_cast<size_t>(ow)]);
+      }
+    }
+  }
+  template <pool_rows::FwdFold F>
+  void forward_nhwc_rows(const float *x, float *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
+    int64_t sd, d0, d1, sh, h0, h1;
+    window_range(G, 0, od, sd, d0, d1);
+    window_range(G, 1, oh, sh, h0, h1);
+    const float sdh = is_max ? 1.0f : div.inv[0][static_cast<size_t>(od)] * div.inv[1][static_cast<size_t>(oh)];
+    const float *inv_w = is_max ? nullptr : div.inv[2].data();
+    const float *xb = x + n * G.is[0] + c0;
+    float *q = y + n * G.os[0] + c0 + od * G.os[2] + oh * G.os[3];
+    const float a = alpha, b = beta;
+    if (b != 0.0f)
+      pool_rows::nhwc_forward_row<F, pool_rows::FwdOut::blend>(xb, G.is[2], G.is[3], G.is[4], d0, d1, h0, h1,
+                                                               col_lo.data(), col_hi.data(), sdh, inv_w, a, q,
+                                                               G.os[4], G.out[2], cb, b);
+    else if (stream_y)
+      pool_rows::nhwc_forward_row<F, pool_rows::FwdOut::stream>(xb, G.is[2], G.is[3], G.is[4], d0, d1, h0, h1,
+                                                                col_lo.data(), col_hi.data(), sdh, inv_w, a, q,
+                                                                G.os[4], G.out[2], cb, b);
+    else
+      pool_rows::nhwc_forward_row<F, pool_rows::FwdOut::store>(xb, G.is[2], G.is[3], G.is[4], d0, d1, h0, h1,
+                                                               col_lo.data(), col_hi.data(), sdh, inv_w, a, q,
+                                                               G.os[4], G.out[2], cb, b);
+  }
+
+  // Channels innermost: forward_nhwc_rows or forward_vector_lanes where
+  // they apply.
   void forward_channels(const T *x, T *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
     if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      if (nhwc_rows && cb % kLanes == 0) {
+        if (!is_max) forward_nhwc_rows<pool_rows::FwdFold::sum>(x, y, n, c0, cb, od, oh);
+        else if (prop) forward_nhwc_rows<pool_rows::FwdFold::max_nan>(x, y, n, c0, cb, od, oh);
+        else forward_nhwc_rows<pool_rows::FwdFold::max>(x, y, n, c0, cb, od, oh);
+        return;
+      }
       if (cb % kLanes == 0) {
         if (!is_max) forward_vector_lanes(x, y, n, c0, cb, od, oh, FoldSum8{});
         else if (prop) forward_vector_lanes(x, y, n, c0, cb, od, oh, FoldMaxNan8{});
@@ -478,6 +536,9 @@ struct Kernels : ComputeIo<S, C> {
   // stride 2 as in forward_line so that every loop is contiguous.
   int64_t grad_line_scratch() const { return 2 * line_length() + G.out[2] + 2; }
   bool stream_dx = false;
+  // A float y far larger than the caches written with beta = 0: the
+  // channels-innermost forward stores bypass the caches (the caller fences).
+  bool stream_y = false;
 
   void backward_line_avg(const T *dy, T *dx, int64_t n, int64_t c, int64_t id, int64_t ih, C *scratch) const {
     const int64_t W = G.in[2], OW = G.out[2], pad = G.pad[2], win = G.win[2], strw = G.str[2];
@@ -617,6 +678,68 @@ struct Kernels : ComputeIo<S, C> {
         }
   }
 
+  // Float max backward with channels innermost in x, dy and dx, in 16s, a
+  // 2-d problem (depth 1), an AVX-512 CPU: pool_rows::max_backward_rows.
+  bool max_backward_rows_fit() const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      return is_max && G.channels_inner && G.c % kLanes == 0 && G.in[0] == 1 && G.out[0] == 1 &&
+             G.pad[0] < G.win[0] && G.in[1] * G.in[2] < (int64_t{1} << 31) && G.os[1] == 1 && avx512_usable();
+    }
+    return false;
+  }
+
+  void max_backward_rows(ThreadPool *pool, const T *x, const T *dy, T *dx, int64_t cb, int64_t blocks) const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      pool_rows::MaxBwdPlane P;
+      P.H = G.in[1];
+      P.W = G.in[2];
+      P.OH = G.out[1];
+      P.OW = G.out[2];
+      P.kh = G.win[1];
+      P.kw = G.win[2];
+      P.sh = G.str[1];
+      P.sw = G.str[2];
+      P.ph = G.pad[1];
+      P.pw = G.pad[2];
+      P.xh = G.xs[3];
+      P.xw = G.xs[4];
+      P.gh = G.os[3];
+      P.gw = G.os[4];
+      P.dh = G.is[3];
+      P.dw = G.is[4];
+      // Non-temporal dx stores when beta = 0 and dx is far larger than the caches.
+      constexpr int64_t kStreamBytes = int64_t{8} << 20;
+      const bool stream = beta == C(0) && G.n * G.c * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+      const int64_t H = G.in[1], rows = G.n * blocks * H;
+      auto body = [&](int64_t b, int64_t e) {
+        pool_rows::MaxBwdPlane Pb = P;
+        Pb.cb = std::min(cb, G.c);
+        pool_rows::MaxBwdScratch scratch(Pb);
+        int64_t unit = -1, made_lo = 0, made_hi = 0;
+        for (int64_t i = b; i < e;) {
+          const int64_t u = i / H, ih0 = i % H, ih1 = std::min(H, ih0 + (e - i));
+          if (u != unit) {
+            unit = u;
+            made_lo = made_hi = 0;
+          }
+          const int64_t blk = u % blocks, n = u / blocks, c0 = blk * cb;
+          Pb.cb = std::min(cb, G.c - c0);
+          const float *xp = x + n * G.xs[0] + c0;
+          const float *gp = dy + n * G.os[0] + c0;
+          float *dp = dx + n * G.is[0] + c0;
+          if (prop)
+            pool_rows::max_backward_rows<true>(xp, gp, dp, Pb, ih0, ih1, scratch, made_lo, made_hi, alpha, beta, stream);
+          else
+            pool_rows::max_backward_rows<false>(xp, gp, dp, Pb, ih0, ih1, scratch, made_lo, made_hi, alpha, beta, stream);
+          i += ih1 - ih0;
+        }
+        if (stream) _mm_sfence();
+      };
+      if (pool && pool->size() > 1 && rows > 1) pool->parallel_for(rows, body);
+      else body(0, rows);
+    }
+  }
+
   // One (n, channel block): gradient plane grad[d][h][w][cb], then dx.
   void backward_unit(const T *x, const T *dy, T *dx, int64_t n, int64_t c0, int64_t cb, std::vector<C> &grad) const {
     const int64_t D = G.in[0], H = G.in[1], W = G.in[2];
@@ -706,6 +829,10 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
     // Columns contiguous in x: the line kernels (see forward_line).
     const bool lines = !G.channels_inner && G.is[4] == 1;
     const bool max_rows = lines && k.max_rows_fit();
+    constexpr int64_t kStreamBytes = int64_t{8} << 20;
+    k.stream_y = G.channels_inner && op.blend.beta == 0.0 &&
+                 G.n * G.c * G.out[0] * G.out[1] * G.out[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+    k.columns_for_rows();
     par(rows, [&](int64_t b, int64_t e) {
       std::vector<C> acc(static_cast<size_t>(lines ? k.line_scratch() : G.out[2]));
       for (int64_t i = b; i < e; ++i) {
@@ -720,6 +847,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
         else if (lines) k.forward_line_any(x, y, n, blk, od, oh, acc.data());
         else k.forward_row(x, y, n, blk, od, oh, acc.data());
       }
+      if (k.stream_y) _mm_sfence();  // the streaming stores are visible before the call returns
     });
     return;
   }
@@ -741,6 +869,24 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
       }
       if (k.stream_dx) _mm_sfence();  // the streaming stores are visible before the call returns
     });
+    return;
+  }
+  // Element spans of x, dy and dx: the gather writes dx rows while it still
+  // reads later rows of x and dy, so an overlap keeps the plane path.
+  const auto span_of = [&](const void *p, const int64_t *st, const int64_t *ext) {
+    int64_t last = 0;
+    for (int d = 0; d < 5; ++d) last += (ext[d] - 1) * std::abs(st[d]);
+    const char *b = static_cast<const char *>(p);
+    return std::pair<const char *, const char *>(b, b + (last + 1) * static_cast<int64_t>(sizeof(T)));
+  };
+  const int64_t in_ext[5] = {G.n, G.c, G.in[0], G.in[1], G.in[2]}, out_ext[5] = {G.n, G.c, G.out[0], G.out[1], G.out[2]};
+  const auto disjoint = [](std::pair<const char *, const char *> a, std::pair<const char *, const char *> b) {
+    return a.second <= b.first || b.second <= a.first;
+  };
+  const bool no_overlap = x && disjoint(span_of(dx, G.is, in_ext), span_of(x, G.xs, in_ext)) &&
+                          disjoint(span_of(dx, G.is, in_ext), span_of(dy, G.os, out_ext));
+  if (no_overlap && k.max_backward_rows_fit()) {  // float max, NHWC, 2-d: gathered per dx row (pooling_max_backward_rows.hpp)
+    k.max_backward_rows(pool, x, dy, dx, cb, blocks);
     return;
   }
   par(G.n * blocks, [&](int64_t b, int64_t e) {
