@@ -28,10 +28,10 @@
 // H100, HALF NHWC, x N x 3 x 224 x 224, w 64 x 3 x 7 x 7, stride 2, pad 3
 // (one device run, 2026-11-23, TFLOP/s at 2*N*P*Q*K*C*R*S; NVIDIA cuDNN
 // 9.19 in the same run): batch 256 70.2 (8-channel path 38.3, cuDNN 97.6:
-// 0.72x), batch 32 54.9 (34.9, cuDNN 64.4: 0.85x). Compiled for 3 blocks
-// per multiprocessor (FREEDNN_CONV_STEM_OCC=3: 80 registers, a few bytes
-// of spills): 75.3 and 57.9 (0.77x, 0.90x) in the same run; the 2-block
-// form stays the default because the GPU tests ran on it.
+// 0.72x), batch 32 54.9 (34.9, cuDNN 64.4: 0.85x), compiled for 2 blocks
+// per multiprocessor; for 3 (80 registers, a few bytes of spills): 75.3
+// and 57.9 (0.77x, 0.90x) in the same run, 74.7 against 71.8 in a second
+// one, so 3 is the default and FREEDNN_CONV_STEM_OCC=2 keeps 2.
 // Not tried yet: the filter's B fragments kept in registers (ldmatrix
 // traffic halved), paired 32-bit patch reads, cp.async / TMA patch loads.
 //
@@ -421,14 +421,14 @@ bool stem_enabled() {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
-// Blocks per multiprocessor the kernel is compiled for: 2 (up to 128
-// registers, no spills) or, with FREEDNN_CONV_STEM_OCC=3, 3 (80 registers,
-// a few bytes of spills; the shared memory of the 7x7 C = 3 stem, 69 KB a
-// block, allows 3).
+// Blocks per multiprocessor the forward kernel is compiled for: 3 (80
+// registers, a few bytes of spills; the shared memory of the 7x7 C = 3
+// stem, 69 KB a block, allows 3) or, with FREEDNN_CONV_STEM_OCC=2, 2 (up to
+// 128 registers, no spills).
 bool stem_occ3() {
   static const bool v = [] {
     const char *e = std::getenv("FREEDNN_CONV_STEM_OCC");
-    return e != nullptr && std::strcmp(e, "3") == 0;
+    return e == nullptr || std::strcmp(e, "2") != 0;
   }();
   return v;
 }

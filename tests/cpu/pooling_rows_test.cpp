@@ -114,6 +114,7 @@ void check_max_backward(EngineHandles &hs, Rng &rng, const BwdCase &c, const std
 }  // namespace
 
 TEST(CpuPoolingNhwcRows, MaxBackwardGatheredRows) {
+  if (gpu_mode()) GTEST_SKIP() << "a test of the CPU engine's own paths";
   EngineHandles hs;
   Rng rng(test_seed(971));
   const std::vector<BwdCase> cases = {
@@ -136,6 +137,7 @@ TEST(CpuPoolingNhwcRows, MaxBackwardGatheredRows) {
 // Forward with y large enough (8 MiB, beta = 0) for the non-temporal stores
 // (blending and smaller outputs: pool_softmax_paths_test.cpp).
 TEST(CpuPoolingNhwcRows, ForwardLargeOutputs) {
+  if (gpu_mode()) GTEST_SKIP() << "a test of the CPU engine's own paths";
   EngineHandles hs;
   Rng rng(test_seed(972));
   const cudnnDataType_t dt = CUDNN_DATA_FLOAT;
@@ -175,6 +177,7 @@ TEST(CpuPoolingNhwcRows, ForwardLargeOutputs) {
 // block of channels (80 = 64 + 16), 2-d and 3-d, every mode, NaNs in x for
 // max, blending (beta != 0) and NaN-poisoned y (beta = 0).
 TEST(CpuPoolingNhwcRows, ForwardPaddedPixelsAndPartialBlocks) {
+  if (gpu_mode()) GTEST_SKIP() << "a test of the CPU engine's own paths";
   EngineHandles hs;
   Rng rng(test_seed(973));
   const cudnnDataType_t dt = CUDNN_DATA_FLOAT;
