@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -481,23 +480,9 @@ TEST(Convolution, TensorCoreChannelsLastImplicitGemm) { check_tensor_core_shapes
 // no tiles.
 TEST(Convolution, TensorCoreImplicitGemmAlternativeForms) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
-  const auto keep = [](const char *name) {
-    const char *v = std::getenv(name);
-    return v == nullptr ? std::optional<std::string>() : std::optional<std::string>(v);
-  };
-  const auto restore = [](const char *name, const std::optional<std::string> &v) {
-    if (v) setenv(name, v->c_str(), 1);
-    else unsetenv(name);
-  };
-  const auto pipe = keep("FREEDNN_CONV_MMA_PIPE"), fused = keep("FREEDNN_CONV_MMA_FUSED");
-  const auto tiles = keep("FREEDNN_CONV_MMA_TILES");
-  setenv("FREEDNN_CONV_MMA_PIPE", "0", 1);
-  setenv("FREEDNN_CONV_MMA_FUSED", "1", 1);
-  setenv("FREEDNN_CONV_MMA_TILES", "old", 1);
+  const ScopedEnv pipe("FREEDNN_CONV_MMA_PIPE", "0"), fused("FREEDNN_CONV_MMA_FUSED", "1"),
+      tiles("FREEDNN_CONV_MMA_TILES", "old");
   check_tensor_core_shapes(test_seed(409));
-  restore("FREEDNN_CONV_MMA_PIPE", pipe);
-  restore("FREEDNN_CONV_MMA_FUSED", fused);
-  restore("FREEDNN_CONV_MMA_TILES", tiles);
 }
 
 // Data gradients with unit strides, HALF / BFLOAT16, channels-innermost,
@@ -582,68 +567,70 @@ TEST(Convolution, DataGradientAsForward) { check_dgrad_as_forward_shapes(test_se
 // (FREEDNN_CONV_DGRAD_AS_FWD=0; GPU only: the CPU engines have one path).
 TEST(Convolution, DataGradientAsForwardSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
-  const char *v = std::getenv("FREEDNN_CONV_DGRAD_AS_FWD");
-  const std::optional<std::string> keep = v == nullptr ? std::nullopt : std::optional<std::string>(v);
-  setenv("FREEDNN_CONV_DGRAD_AS_FWD", "0", 1);
+  const ScopedEnv off("FREEDNN_CONV_DGRAD_AS_FWD", "0");
   check_dgrad_as_forward_shapes(test_seed(411));
-  if (keep) setenv("FREEDNN_CONV_DGRAD_AS_FWD", keep->c_str(), 1);
-  else unsetenv("FREEDNN_CONV_DGRAD_AS_FWD");
 }
 
-// Forward convolutions with few input channels (C = 1..4) and K = 32 / 64,
-// HALF / BFLOAT16, x and y packed NHWC: the GPU runs these on the stem
-// kernel (convolution_stem.cu: the ResNet-50 7x7/2 stem's; 8 x 16 output
-// tiles, so odd image sizes give partial tiles at the bottom and right),
-// FREEDNN_CONV_STEM=0 on the 8-channel copies. Filters 7x7 / 5x5 / 3x3 /
-// 3x5 / 1x1, strides 1-3, both modes, KRSC and KCRS filters, each problem
-// with beta = 0 on a NaN-poisoned y and with beta != 0, both implicit GEMM
-// algorithms.
+// A few-channel problem (C = 1..4, K 32 / 64, HALF / BFLOAT16, x and y
+// packed NHWC) of the stem kernels' tests: the shape, its data type and
+// filter layout chosen by `iter`.
+struct FewChannelShape {
+  int64_t N, C, K, H, W, fh, fw;
+  int pad_h, pad_w, stride;
+  cudnnConvolutionMode_t mode;
+};
+
+// Filters 7x7 / 5x5 / 3x3 / 3x5 / 1x1, strides 1-3, both modes; 8 x 16
+// output tiles, so odd image sizes give partial tiles at the bottom and right.
+const FewChannelShape kFewChannelShapes[] = {
+    {2, 3, 64, 23, 29, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
+    {1, 3, 64, 40, 37, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
+    {1, 1, 32, 17, 35, 5, 5, 2, 2, 1, CUDNN_CROSS_CORRELATION},
+    {2, 4, 64, 19, 13, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
+    {2, 2, 32, 9, 9, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+    {1, 4, 64, 21, 33, 5, 5, 2, 2, 1, CUDNN_CONVOLUTION},
+    {1, 3, 32, 14, 26, 3, 5, 1, 2, 3, CUDNN_CROSS_CORRELATION},
+    {2, 2, 64, 11, 18, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+    {1, 4, 32, 30, 31, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
+};
+
+Problem few_channel_problem(const FewChannelShape &sh, int iter, bool kcrs, Rng &rng) {
+  Problem pr;
+  pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+  pr.compute = CUDNN_DATA_FLOAT;
+  ConvParams &p = pr.p;
+  p.mode = sh.mode;
+  p.pad = {sh.pad_h, sh.pad_w};
+  p.stride = {sh.stride, sh.stride};
+  p.dilation = {1, 1};
+  const std::vector<int64_t> xd{sh.N, sh.C, sh.H, sh.W}, wd{sh.K, sh.C, sh.fh, sh.fw};
+  const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+  pr.wformat = kcrs ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+  pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, Layout::nhwc));
+  pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, kcrs ? Layout::nchw : Layout::nhwc));
+  pr.y = make_tensor(pr.dtype, yd, packed_strides(yd, Layout::nhwc));
+  fill_random(pr.x, rng, -1, 1);
+  fill_random(pr.w, rng, -1, 1);
+  fill_random(pr.y, rng, -1, 1);
+  pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " C" + std::to_string(sh.C) +
+            " K" + std::to_string(sh.K) + " " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + " f" +
+            std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " p" + std::to_string(sh.pad_h) + "," +
+            std::to_string(sh.pad_w) + " s" + std::to_string(sh.stride) + (kcrs ? " kcrs" : " krsc") +
+            (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+  return pr;
+}
+
+// Forward convolutions of the few-channel problems: the GPU runs these on
+// the stem kernel (convolution_stem.cu), FREEDNN_CONV_STEM=0 on the
+// 8-channel copies. KRSC and KCRS filters, each problem with beta = 0 on a
+// NaN-poisoned y and with beta != 0, both implicit GEMM algorithms.
 void check_few_channel_forward_shapes(uint64_t seed) {
   Handle h;
   Rng rng(seed);
-  struct Shape {
-    int64_t N, C, K, H, W, fh, fw;
-    int pad_h, pad_w, stride;
-    cudnnConvolutionMode_t mode;
-  };
-  const Shape shapes[] = {
-      {2, 3, 64, 23, 29, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
-      {1, 3, 64, 40, 37, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
-      {1, 1, 32, 17, 35, 5, 5, 2, 2, 1, CUDNN_CROSS_CORRELATION},
-      {2, 4, 64, 19, 13, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
-      {2, 2, 32, 9, 9, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION},
-      {1, 4, 64, 21, 33, 5, 5, 2, 2, 1, CUDNN_CONVOLUTION},
-      {1, 3, 32, 14, 26, 3, 5, 1, 2, 3, CUDNN_CROSS_CORRELATION},
-      {2, 2, 64, 11, 18, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
-      {1, 4, 32, 30, 31, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
-  };
   const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   int iter = 0;
-  for (const Shape &sh : shapes) {
-    Problem pr;
-    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-    pr.compute = CUDNN_DATA_FLOAT;
-    ConvParams &p = pr.p;
-    p.mode = sh.mode;
-    p.pad = {sh.pad_h, sh.pad_w};
-    p.stride = {sh.stride, sh.stride};
-    p.dilation = {1, 1};
-    const std::vector<int64_t> xd{sh.N, sh.C, sh.H, sh.W}, wd{sh.K, sh.C, sh.fh, sh.fw};
-    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
-    pr.wformat = iter % 3 == 2 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-    pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, Layout::nhwc));
-    pr.w = make_tensor(pr.dtype, wd,
-                       packed_strides(wd, pr.wformat == CUDNN_TENSOR_NHWC ? Layout::nhwc : Layout::nchw));
-    pr.y = make_tensor(pr.dtype, yd, packed_strides(yd, Layout::nhwc));
-    fill_random(pr.x, rng, -1, 1);
-    fill_random(pr.w, rng, -1, 1);
-    fill_random(pr.y, rng, -1, 1);
-    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " C" + std::to_string(sh.C) +
-              " K" + std::to_string(sh.K) + " " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + " f" +
-              std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " p" + std::to_string(sh.pad_h) + "," +
-              std::to_string(sh.pad_w) + " s" + std::to_string(sh.stride) +
-              (pr.wformat == CUDNN_TENSOR_NHWC ? " krsc" : " kcrs") +
-              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+  for (const FewChannelShape &sh : kFewChannelShapes) {
+    const Problem pr = few_channel_problem(sh, iter, iter % 3 == 2, rng);
     Bound b(pr);
     const V7 v7 = query_v7(h, b, Dir::fwd);
     const int algos[] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
@@ -664,73 +651,28 @@ TEST(Convolution, FewChannelForward) { check_few_channel_forward_shapes(test_see
 // the CPU engines have one path).
 TEST(Convolution, FewChannelForwardStemSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
-  const char *v = std::getenv("FREEDNN_CONV_STEM");
-  const std::optional<std::string> keep = v == nullptr ? std::nullopt : std::optional<std::string>(v);
-  setenv("FREEDNN_CONV_STEM", "0", 1);
+  const ScopedEnv off("FREEDNN_CONV_STEM", "0");
   check_few_channel_forward_shapes(test_seed(413));
-  if (keep) setenv("FREEDNN_CONV_STEM", keep->c_str(), 1);
-  else unsetenv("FREEDNN_CONV_STEM");
 }
 
-// The filter gradients of the same few-channel problems (C = 1..4, K 32 /
-// 64, HALF / BFLOAT16, x and dy packed NHWC): the GPU runs these on the
+// Filter gradients of the few-channel problems: the GPU runs these on the
 // stem's filter-gradient kernel (convolution_stem.cu: per-block partials
 // summed in order by a finalize kernel), FREEDNN_CONV_STEM_WGRAD=0 on the
-// 8-channel copies. Both modes, KRSC and KCRS dw (the taps of CONVOLUTION
-// reversed in the finalize), each with beta = 0 on a NaN-poisoned dw and
-// beta != 0, BWD_FILTER_ALGO_1 (the implicit GEMM). Filters 7x7 / 5x5 / 3x3
-// / 3x5 / 1x1, strides 1-3, odd sizes (partial tiles).
+// 8-channel copies. KRSC and KCRS dw (the taps of CONVOLUTION reversed in
+// the finalize), each with beta = 0 on a NaN-poisoned dw and beta != 0,
+// BWD_FILTER_ALGO_1 (the implicit GEMM).
 void check_few_channel_wgrad_shapes(uint64_t seed) {
   Handle h;
   Rng rng(seed);
-  struct Shape {
-    int64_t N, C, K, H, W, fh, fw;
-    int pad_h, pad_w, stride;
-    cudnnConvolutionMode_t mode;
-  };
-  const Shape shapes[] = {
-      {2, 3, 64, 23, 29, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
-      {1, 3, 64, 40, 37, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
-      {1, 1, 32, 17, 35, 5, 5, 2, 2, 1, CUDNN_CROSS_CORRELATION},
-      {2, 4, 64, 19, 13, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
-      {2, 2, 32, 9, 9, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION},
-      {1, 4, 64, 21, 33, 5, 5, 2, 2, 1, CUDNN_CONVOLUTION},
-      {1, 3, 32, 14, 26, 3, 5, 1, 2, 3, CUDNN_CROSS_CORRELATION},
-      {2, 2, 64, 11, 18, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
-      {1, 4, 32, 30, 31, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION},
-      {3, 3, 64, 45, 47, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION},
-      // 384 tiles: more than an H100's blocks, so blocks walk several tiles
-      // (GPU handles only: 5 s on the CPU engines, nothing they lack).
-      {6, 3, 32, 64, 128, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
-  };
+  std::vector<FewChannelShape> shapes(std::begin(kFewChannelShapes), std::end(kFewChannelShapes));
+  shapes.push_back({3, 3, 64, 45, 47, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION});
+  // 384 tiles: more than an H100's blocks, so blocks walk several tiles
+  // (GPU handles only: 5 s on the CPU engines, nothing they lack).
+  if (gpu_mode()) shapes.push_back({6, 3, 32, 64, 128, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION});
   const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   int iter = 0;
-  for (const Shape &sh : shapes) {
-    if (&sh == &shapes[std::size(shapes) - 1] && !gpu_mode()) break;
-    Problem pr;
-    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-    pr.compute = CUDNN_DATA_FLOAT;
-    ConvParams &p = pr.p;
-    p.mode = sh.mode;
-    p.pad = {sh.pad_h, sh.pad_w};
-    p.stride = {sh.stride, sh.stride};
-    p.dilation = {1, 1};
-    const std::vector<int64_t> xd{sh.N, sh.C, sh.H, sh.W}, wd{sh.K, sh.C, sh.fh, sh.fw};
-    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
-    pr.wformat = iter % 3 == 1 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-    pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, Layout::nhwc));
-    pr.w = make_tensor(pr.dtype, wd,
-                       packed_strides(wd, pr.wformat == CUDNN_TENSOR_NHWC ? Layout::nhwc : Layout::nchw));
-    pr.y = make_tensor(pr.dtype, yd, packed_strides(yd, Layout::nhwc));
-    fill_random(pr.x, rng, -1, 1);
-    fill_random(pr.w, rng, -1, 1);
-    fill_random(pr.y, rng, -1, 1);
-    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " C" + std::to_string(sh.C) +
-              " K" + std::to_string(sh.K) + " " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + " f" +
-              std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " p" + std::to_string(sh.pad_h) + "," +
-              std::to_string(sh.pad_w) + " s" + std::to_string(sh.stride) +
-              (pr.wformat == CUDNN_TENSOR_NHWC ? " krsc" : " kcrs") +
-              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+  for (const FewChannelShape &sh : shapes) {
+    const Problem pr = few_channel_problem(sh, iter, iter % 3 == 1, rng);
     Bound b(pr);
     const V7 v7 = query_v7(h, b, Dir::bwd_filter);
     const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
@@ -748,12 +690,8 @@ TEST(Convolution, FewChannelFilterGradient) { check_few_channel_wgrad_shapes(tes
 // only: the CPU engines have one path).
 TEST(Convolution, FewChannelFilterGradientStemSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
-  const char *v = std::getenv("FREEDNN_CONV_STEM_WGRAD");
-  const std::optional<std::string> keep = v == nullptr ? std::nullopt : std::optional<std::string>(v);
-  setenv("FREEDNN_CONV_STEM_WGRAD", "0", 1);
+  const ScopedEnv off("FREEDNN_CONV_STEM_WGRAD", "0");
   check_few_channel_wgrad_shapes(test_seed(415));
-  if (keep) setenv("FREEDNN_CONV_STEM_WGRAD", keep->c_str(), 1);
-  else unsetenv("FREEDNN_CONV_STEM_WGRAD");
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
