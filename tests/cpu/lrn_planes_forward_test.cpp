@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/buffer.hpp"
+#include "common/lrn_desc.hpp"
 #include "common/lrn_reference.hpp"
 #include "common/random.hpp"
 #include "common/tensor_data.hpp"
@@ -24,26 +25,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct LrnDescriptor {
-  cudnnLRNDescriptor_t d = nullptr;
-  explicit LrnDescriptor(const LrnParams &p) {
-    EXPECT_EQ(cudnnCreateLRNDescriptor(&d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cudnnSetLRNDescriptor(d, p.n, p.alpha, p.beta, p.k), CUDNN_STATUS_SUCCESS);
-  }
-  ~LrnDescriptor() { cudnnDestroyLRNDescriptor(d); }
-};
-
-// Packed NCHW strides with `gap` spare elements after each channel plane
-// and after each image.
-std::vector<int64_t> planes_with_gaps(const std::vector<int64_t> &d, int64_t gap) {
-  std::vector<int64_t> s(d.size());
-  s.back() = 1;
-  for (size_t i = d.size() - 1; i-- > 2;) s[i] = s[i + 1] * d[i + 1];
-  s[1] = s[2] * d[2] + gap;
-  s[0] = s[1] * d[1] + gap;
-  return s;
-}
 
 struct Case {
   std::vector<int64_t> dims;

@@ -26,6 +26,7 @@
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
+#include "common/pooling_desc.hpp"
 #include "common/pooling_reference.hpp"
 #include "common/random.hpp"
 #include "common/random_layout.hpp"
@@ -54,19 +55,6 @@ const std::vector<PoolCase> &line_cases() {
   };
   return cases;
 }
-
-struct PoolDesc {
-  cudnnPoolingDescriptor_t d = nullptr;
-  PoolDesc(const PoolingParams &p) {
-    cudnnCreatePoolingDescriptor(&d);
-    EXPECT_EQ(cudnnSetPoolingNdDescriptor(d, p.mode, p.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
-                                          static_cast<int>(p.window.size()), p.window.data(), p.padding.data(),
-                                          p.stride.data()),
-              CUDNN_STATUS_SUCCESS);
-  }
-  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
-  operator cudnnPoolingDescriptor_t() const { return d; }
-};
 
 PoolingParams params_of(const PoolCase &c, cudnnPoolingMode_t mode, bool prop) {
   PoolingParams p;

@@ -23,6 +23,7 @@
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
+#include "common/pooling_desc.hpp"
 #include "common/pooling_reference.hpp"
 #include "common/random.hpp"
 #include "common/random_layout.hpp"
@@ -31,18 +32,6 @@
 using namespace fdnn_test;
 
 namespace {
-
-struct PoolDesc {
-  cudnnPoolingDescriptor_t d = nullptr;
-  explicit PoolDesc(const PoolingParams &p) {
-    cudnnCreatePoolingDescriptor(&d);
-    EXPECT_EQ(cudnnSetPoolingNdDescriptor(d, p.mode, p.propagate_nan ? CUDNN_PROPAGATE_NAN : CUDNN_NOT_PROPAGATE_NAN,
-                                          static_cast<int>(p.window.size()), p.window.data(), p.padding.data(),
-                                          p.stride.data()),
-              CUDNN_STATUS_SUCCESS);
-  }
-  ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
-};
 
 // NHWC strides with `pad` spare elements after each pixel's channels.
 std::vector<int64_t> nhwc_padded(const std::vector<int64_t> &d, int64_t pad) {
