@@ -14,42 +14,12 @@
 #include "cuda/convolution_tc_epilogue.cuh"
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
+#include "cuda/mma_sync.cuh"
 
 namespace fdnn::cuda {
 namespace mma_detail {
 
 constexpr int BK = kConvMmaDepth;
-
-template <bool TRANS>
-__device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t saddr) {
-  if (TRANS)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(saddr));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(saddr));
-}
-
-// D = A B + D, m16n8k16, float accumulators (no side effects: not volatile,
-// so the compiler may interleave it with the next fragments' loads).
-template <class TI>
-__device__ inline void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
-template <>
-__device__ inline void mma16816<half_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-template <>
-__device__ inline void mma16816<bf16_bits>(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 // Byte offset of 16-byte chunk `chunk` of row `row` in a swizzled tile of
 // ROWCH chunks per row (ROWCH a multiple of 8): the 8 rows of one ldmatrix

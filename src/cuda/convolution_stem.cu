@@ -147,13 +147,13 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_fwd_kernel(const Ste
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
         const int row = wm + i * 16 + (lane & 15), col = ks * 16 + (lane >> 4) * 8;
-        ldsm_x4(fa[i], As_s + (row * LD + col) * 2);
+        ldmatrix_x4<false>(fa[i], As_s + (row * LD + col) * 2);
       }
 #pragma unroll
       for (int jj = 0; jj < FN / 2; ++jj) {
         uint32_t r[4];
         const int nrow = wn + jj * 16 + (lane & 7) + ((lane >> 4) << 3), col = ks * 16 + ((lane >> 3) & 1) * 8;
-        ldsm_x4(r, Bs_s + (nrow * LD + col) * 2);
+        ldmatrix_x4<false>(r, Bs_s + (nrow * LD + col) * 2);
         fb[2 * jj][0] = r[0];
         fb[2 * jj][1] = r[1];
         fb[2 * jj + 1][0] = r[2];
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_fwd_kernel(const Ste
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j) mma_16816<TI>(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+        for (int j = 0; j < FN; ++j) mma16816<TI>(acc[i][j], fa[i], fb[j][0], fb[j][1]);
     }
     __syncthreads();  // every warp's reads of A are done: stage over it
     // 4. Epilogue: floats to shared memory, then 16-byte rows of 8 channels.
@@ -309,7 +309,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
       for (int i = 0; i < FM; ++i) {
         const int mat = lane >> 3;
         const int px = ks * 16 + (lane & 7) + (mat >> 1) * 8, kc = wm + i * 16 + (mat & 1) * 8;
-        ldsm_x4_trans(fa[i], Yb_s + (px * LDY + kc) * 2);
+        ldmatrix_x4<true>(fa[i], Yb_s + (px * LDY + kc) * 2);
       }
       // B (kk = pixel, n = j) from B [pixel][j]: per n block the matrices
       // (px +0), (px +8); two n blocks per x4.
@@ -319,14 +319,14 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
         const int nb = wn + jj;
         if (jj + 1 < NBW && nb + 1 < nbt) {
           uint32_t r[4];
-          ldsm_x4_trans(r, Bs_s + (bpx * LD + (nb + (lane >> 4)) * 8) * 2);
+          ldmatrix_x4<true>(r, Bs_s + (bpx * LD + (nb + (lane >> 4)) * 8) * 2);
           fb[jj][0] = r[0];
           fb[jj][1] = r[1];
           fb[jj + 1 < NBW ? jj + 1 : jj][0] = r[2];
           fb[jj + 1 < NBW ? jj + 1 : jj][1] = r[3];
         } else if (nb < nbt) {
           uint32_t r[2];
-          ldsm_x2_trans(r, Bs_s + (bpx * LD + nb * 8) * 2);
+          ldmatrix_x2_trans(r, Bs_s + (bpx * LD + nb * 8) * 2);
           fb[jj][0] = r[0];
           fb[jj][1] = r[1];
         }
@@ -335,7 +335,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
       for (int i = 0; i < FM; ++i)
 #pragma unroll
         for (int j = 0; j < NBW; ++j)
-          if (wn + j < nbt) mma_16816<TI>(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+          if (wn + j < nbt) mma16816<TI>(acc[i][j], fa[i], fb[j][0], fb[j][1]);
     }
     // No barrier: the next tile's patch and B stores, and its dy copy into
     // this Y buffer, all follow a barrier that every warp reaches after
