@@ -397,6 +397,48 @@ TEST(Convolution, PointwiseNchwEveryAlgorithm) {
   }
 }
 
+// A HALF / BFLOAT16 (by iter) 2-d problem with channels innermost and
+// `gap` unused elements after each row of W pixels of x and y, the filter
+// packed KRSC, for the tensor-core tests below.
+struct NhwcGapShape {
+  int64_t N, G, Cg, Kg, H, W, f;
+  int pad_h, pad_w, stride, dil;
+  cudnnConvolutionMode_t mode;
+  int64_t gap;
+};
+
+Problem nhwc_gap_problem(const NhwcGapShape &sh, int iter, Rng &rng) {
+  Problem pr;
+  pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+  pr.compute = CUDNN_DATA_FLOAT;
+  ConvParams &p = pr.p;
+  p.groups = static_cast<int>(sh.G);
+  p.mode = sh.mode;
+  p.pad = {sh.pad_h, sh.pad_w};
+  p.stride = {sh.stride, sh.stride};
+  p.dilation = {sh.dil, sh.dil};
+  const int64_t C = sh.G * sh.Cg, K = sh.G * sh.Kg;
+  const std::vector<int64_t> xd{sh.N, C, sh.H, sh.W}, wd{K, sh.Cg, sh.f, sh.f};
+  const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+  const auto strides = [&](const std::vector<int64_t> &d) {
+    const int64_t row = d[3] * d[1] + sh.gap;
+    return std::vector<int64_t>{row * d[2], 1, row, d[1]};
+  };
+  pr.wformat = CUDNN_TENSOR_NHWC;
+  pr.x = make_tensor(pr.dtype, xd, strides(xd));
+  pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nhwc));
+  pr.y = make_tensor(pr.dtype, yd, strides(yd));
+  fill_random(pr.x, rng, -1, 1);
+  fill_random(pr.w, rng, -1, 1);
+  fill_random(pr.y, rng, -1, 1);
+  pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " G" + std::to_string(sh.G) +
+            " Cg" + std::to_string(sh.Cg) + " Kg" + std::to_string(sh.Kg) + " " + std::to_string(sh.H) + "x" +
+            std::to_string(sh.W) + " f" + std::to_string(sh.f) + " p" + std::to_string(sh.pad_h) + "," +
+            std::to_string(sh.pad_w) + " s" + std::to_string(sh.stride) + " d" + std::to_string(sh.dil) + " gap " +
+            std::to_string(sh.gap) + (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+  return pr;
+}
+
 // HALF / BFLOAT16 channels-innermost problems with channel counts that are
 // multiples of 8: the GPU's tensor-core implicit GEMM (the mma.sync kernel
 // of convolution_mma*.cu for 16-bit outputs) takes these. The shapes reach
@@ -424,35 +466,9 @@ void check_tensor_core_shapes(uint64_t seed) {
   };
   int iter = 0;
   for (const Shape &sh : shapes) {
-    Problem pr;
-    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-    pr.compute = CUDNN_DATA_FLOAT;
-    ConvParams &p = pr.p;
-    p.groups = static_cast<int>(sh.G);
-    p.mode = iter % 3 == 1 ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
-    p.pad = {sh.pad, sh.pad};
-    p.stride = {sh.stride, sh.stride};
-    p.dilation = {sh.dil, sh.dil};
-    const int64_t C = sh.G * sh.Cg, K = sh.G * sh.Kg;
-    const std::vector<int64_t> xd{sh.N, C, sh.H, sh.W}, wd{K, sh.Cg, sh.f, sh.f};
-    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
-    // NHWC with `gap` unused elements after each row of W pixels.
-    const auto strides = [&](const std::vector<int64_t> &d) {
-      const int64_t row = d[3] * d[1] + sh.gap;
-      return std::vector<int64_t>{row * d[2], 1, row, d[1]};
-    };
-    pr.wformat = CUDNN_TENSOR_NHWC;
-    pr.x = make_tensor(pr.dtype, xd, strides(xd));
-    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nhwc));
-    pr.y = make_tensor(pr.dtype, yd, strides(yd));
-    fill_random(pr.x, rng, -1, 1);
-    fill_random(pr.w, rng, -1, 1);
-    fill_random(pr.y, rng, -1, 1);
-    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " G" + std::to_string(sh.G) +
-              " Cg" + std::to_string(sh.Cg) + " Kg" + std::to_string(sh.Kg) + " " + std::to_string(sh.H) + "x" +
-              std::to_string(sh.W) + " f" + std::to_string(sh.f) + " p" + std::to_string(sh.pad) + "s" +
-              std::to_string(sh.stride) + "d" + std::to_string(sh.dil) + " gap " + std::to_string(sh.gap) +
-              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    const cudnnConvolutionMode_t mode = iter % 3 == 1 ? CUDNN_CONVOLUTION : CUDNN_CROSS_CORRELATION;
+    const Problem pr = nhwc_gap_problem(
+        {sh.N, sh.G, sh.Cg, sh.Kg, sh.H, sh.W, sh.f, sh.pad, sh.pad, sh.stride, sh.dil, mode, sh.gap}, iter, rng);
     // The implicit GEMM algorithms only (the others are covered above; the
     // float64 reference of these shapes is what costs the time).
     Bound b(pr);
@@ -522,34 +538,8 @@ void check_dgrad_as_forward_shapes(uint64_t seed) {
   const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   int iter = 0;
   for (const Shape &sh : shapes) {
-    Problem pr;
-    pr.dtype = iter % 2 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
-    pr.compute = CUDNN_DATA_FLOAT;
-    ConvParams &p = pr.p;
-    p.groups = static_cast<int>(sh.G);
-    p.mode = sh.mode;
-    p.pad = {sh.pad_h, sh.pad_w};
-    p.stride = {1, 1};
-    p.dilation = {sh.dil, sh.dil};
-    const int64_t C = sh.G * sh.Cg, K = sh.G * sh.Kg;
-    const std::vector<int64_t> xd{sh.N, C, sh.H, sh.W}, wd{K, sh.Cg, sh.f, sh.f};
-    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
-    const auto strides = [&](const std::vector<int64_t> &d) {
-      const int64_t row = d[3] * d[1] + sh.gap;
-      return std::vector<int64_t>{row * d[2], 1, row, d[1]};
-    };
-    pr.wformat = CUDNN_TENSOR_NHWC;
-    pr.x = make_tensor(pr.dtype, xd, strides(xd));
-    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, Layout::nhwc));
-    pr.y = make_tensor(pr.dtype, yd, strides(yd));
-    fill_random(pr.x, rng, -1, 1);
-    fill_random(pr.w, rng, -1, 1);
-    fill_random(pr.y, rng, -1, 1);
-    pr.text = std::string(type_name(pr.dtype)) + " nhwc N" + std::to_string(sh.N) + " G" + std::to_string(sh.G) +
-              " Cg" + std::to_string(sh.Cg) + " Kg" + std::to_string(sh.Kg) + " " + std::to_string(sh.H) + "x" +
-              std::to_string(sh.W) + " f" + std::to_string(sh.f) + " p" + std::to_string(sh.pad_h) + "," +
-              std::to_string(sh.pad_w) + "d" + std::to_string(sh.dil) + " gap " + std::to_string(sh.gap) +
-              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    const Problem pr = nhwc_gap_problem(
+        {sh.N, sh.G, sh.Cg, sh.Kg, sh.H, sh.W, sh.f, sh.pad_h, sh.pad_w, 1, sh.dil, sh.mode, sh.gap}, iter, rng);
     Bound b(pr);
     const V7 v7 = query_v7(h, b, Dir::bwd_data);
     for (const AlphaBeta &ab : {blends[iter % 2], blends[2 + iter % 2]}) {
