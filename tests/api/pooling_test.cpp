@@ -87,16 +87,9 @@ void run_forward_case(const EngineHandles &hs, Rng &rng, cudnnDataType_t dt, int
   if (blend) fill_random(y0, rng, -2, 2);
   else poison(y0);
   const std::vector<Expect> want = reference_pooling_forward(pr.p, x, alpha, beta, y0, compute_of(dt));
-  PoolDesc pd(pr.p);
-  TensorDesc xd(x), yd(y0);
-  const Scaling a(alpha), b(beta);
   for (size_t e = 0; e < hs.all.size(); ++e) {
-    Buffer xb = upload(x), yb = upload(y0);
-    ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
-              CUDNN_STATUS_SUCCESS)
-        << last_error();
-    HostTensor y = y0;
-    download(yb, y);
+    HostTensor y;
+    ASSERT_EQ(pooling_forward(hs.all[e], pr.p, alpha, x, beta, y0, &y), CUDNN_STATUS_SUCCESS) << last_error();
     EXPECT_TRUE(matches(y, want)) << "iter " << iter << " engine " << e << " type " << type_name(dt) << " mode "
                                   << pr.p.mode << " spatial " << spatial;
     EXPECT_TRUE(gaps_untouched(y, y0));
@@ -180,15 +173,9 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
     HostTensor y0 = make_tensor(dt, ydims, packed_strides(ydims, k % 2 ? Layout::nhwc : Layout::nchw));
     poison(y0);
     const auto want = reference_pooling_forward(p, x, 1.0, 0.0, y0, CUDNN_DATA_FLOAT);
-    PoolDesc pd(p);
-    TensorDesc xd(x), yd(y0);
-    const Scaling a(1.0), b(0.0);
     for (size_t e = 0; e < hs.all.size(); ++e) {
-      Buffer xb = upload(x), yb = upload(y0);
-      ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
-                CUDNN_STATUS_SUCCESS);
-      HostTensor y = y0;
-      download(yb, y);
+      HostTensor y;
+      ASSERT_EQ(pooling_forward(hs.all[e], p, 1.0, x, 0.0, y0, &y), CUDNN_STATUS_SUCCESS);
       EXPECT_TRUE(matches(y, want)) << k;
     }
   }
@@ -399,16 +386,9 @@ void check_stride2_row_strips(uint64_t seed, const std::vector<cudnnPoolingMode_
     if (blend) fill_random(y0, rng, -2, 2);
     else poison(y0);
     const std::vector<Expect> want = reference_pooling_forward(p, x, alpha, beta, y0, compute_of(dt));
-    PoolDesc pd(p);
-    TensorDesc xd(x), yd(y0);
-    const Scaling a(alpha), b(beta);
     for (size_t e = 0; e < hs.all.size(); ++e) {
-      Buffer xb = upload(x), yb = upload(y0);
-      ASSERT_EQ(cudnnPoolingForward(hs.all[e], pd.d, a.for_type(dt), xd, xb.get(), b.for_type(dt), yd, yb.get()),
-                CUDNN_STATUS_SUCCESS)
-          << last_error();
-      HostTensor y = y0;
-      download(yb, y);
+      HostTensor y;
+      ASSERT_EQ(pooling_forward(hs.all[e], p, alpha, x, beta, y0, &y), CUDNN_STATUS_SUCCESS) << last_error();
       EXPECT_TRUE(matches(y, want)) << "case " << k << " engine " << e << " type " << type_name(dt) << " window " << w
                                     << " pad " << p.padding[0] << "," << p.padding[1] << " dims " << xdims[2] << "x"
                                     << xdims[3];

@@ -1,11 +1,13 @@
-// An owned pooling descriptor set from PoolingParams, for the tests that run
-// the pooling calls (the API tests and the CPU engine's own paths).
+// An owned pooling descriptor set from PoolingParams, and one forward call
+// on a handle's device, for the tests that run the pooling calls (the API
+// tests and the CPU engine's own paths).
 #pragma once
 
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
 #include "common/pooling_reference.hpp"
+#include "common/tensor_data.hpp"
 
 namespace fdnn_test {
 
@@ -23,5 +25,21 @@ struct PoolDesc {
   PoolDesc &operator=(const PoolDesc &) = delete;
   operator cudnnPoolingDescriptor_t() const { return d; }
 };
+
+// cudnnPoolingForward of x into a copy of y0 (alpha, beta as the types
+// take them) on handle h, both uploaded to its device; *y gets y0 with the
+// call's result downloaded over it when the call succeeds.
+inline cudnnStatus_t pooling_forward(cudnnHandle_t h, const PoolingParams &p, double alpha, const HostTensor &x,
+                                     double beta, const HostTensor &y0, HostTensor *y) {
+  const PoolDesc pd(p);
+  const TensorDesc xd(x), yd(y0);
+  const Scaling a(alpha), b(beta);
+  Buffer xb = upload(x), yb = upload(y0);
+  const cudnnStatus_t st =
+      cudnnPoolingForward(h, pd.d, a.for_type(x.dtype), xd, xb.get(), b.for_type(x.dtype), yd, yb.get());
+  *y = y0;
+  if (st == CUDNN_STATUS_SUCCESS) download(yb, *y);
+  return st;
+}
 
 }  // namespace fdnn_test
