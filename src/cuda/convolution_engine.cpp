@@ -164,9 +164,10 @@ struct Setup {
   bool stem = false;
   // The few-channel filter-gradient kernel (convolution_stem.cu), tried
   // before the 8-channel copies when dy is 16-byte aligned
-  // (FREEDNN_CONV_STEM_WGRAD=0: off): stem_blocks blocks, their partials at
-  // stem_at in the scratch.
+  // (FREEDNN_CONV_STEM_WGRAD=0: off): its partials at stem_at in the
+  // scratch.
   bool stem_wgrad = false;
+  // Either stem kernel's persistent blocks (counted when the plan is made).
   int stem_blocks = 0;
   size_t stem_at = 0;
   // The mma data gradient (unit strides) as the mma forward of dy with the
@@ -529,6 +530,7 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.scratch = std::max(s.scratch, s.table + s.pad_partials + s.pad_x8 + s.pad_w8);
   }
   s.stem = f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && !s.wmma && conv_stem_applies(a, s.types);
+  if (s.stem) s.stem_blocks = conv_stem_fwd_blocks(a, s.types);
   s.stem_wgrad = f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && !s.wmma &&
                  conv_stem_wgrad_applies(a, s.types);
   if (s.stem_wgrad) {
@@ -565,7 +567,7 @@ class Plan final : public ExecutionPlan {
       return;
     }
     if (s_.stem && aligned_to(a.dst, 16) && aligned_to(a.A, 2) && aligned_to(a.B, 2)) {
-      launch_conv_stem_fwd(a, s_.types, ctx.stream);
+      launch_conv_stem_fwd(a, s_.types, s_.stem_blocks, ctx.stream);
       return;
     }
     if (s_.stem_wgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {

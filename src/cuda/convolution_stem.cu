@@ -44,6 +44,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -288,8 +289,12 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
     patch_store(p, x, tile, tid, prefetch, pf, patch);
     cp_async_wait_all();
     __syncthreads();
-    // 2. The im2col tile.
-    im2col_build(p, patch, Bs, LD, warp, lane, off0, off1);
+    // 2. The im2col tile (zero rows past the output).
+    {
+      int n, oh0, ow0;
+      tile_origin(p, tile, n, oh0, ow0);
+      im2col_build<true>(p, patch, Bs, LD, warp, lane, off0, off1, oh0, ow0);
+    }
     __syncthreads();
     // The next tile's patch and dy, in flight during this tile's GEMM
     // (the other Y buffer: its last reads, the previous tile's GEMM, are
@@ -433,20 +438,43 @@ bool stem_occ3() {
   return v;
 }
 
-template <class TI, int KB>
-void launch_typed(const StemParams &p, cudaStream_t s) {
-  const StemLayout l = stem_layout(KB, p.D, p.PH, p.PWC);
-  auto kernel = stem_occ3() ? conv_stem_fwd_kernel<TI, KB, 3> : conv_stem_fwd_kernel<TI, KB, 2>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(l.total)),
+// The largest dynamic shared memory a stem block may ask for (the applies
+// checks). The kernels' limits are set to it (or to the device's opt-in
+// maximum, if lower): one value for every plan, so that making one plan
+// never lowers the limit another plan launches with.
+constexpr size_t kMaxBlockSmem = 200 * 1024;
+
+// Sets `kernel`'s shared-memory limit and returns how many persistent
+// blocks of `smem` bytes fill the device (at most `tiles`). Called when a
+// plan is made, not per launch.
+int persistent_blocks(const void *kernel, size_t smem, int tiles) {
+  int dev = 0, optin = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
+  const size_t limit = std::min(kMaxBlockSmem, static_cast<size_t>(optin));
+  if (smem > limit)
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "the stem kernel needs ", smem, " bytes of shared memory; this device allows ", limit);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
              "cudaFuncSetAttribute");
   int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, l.total),
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem),
              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   if (per_sm < 1) per_sm = 1;
   const int64_t slots = int64_t{sm_count()} * per_sm;
-  const int blocks = static_cast<int>(p.tiles < slots ? p.tiles : slots);
-  kernel<<<blocks, kThreads, l.total, s>>>(p);
-  check_launch("conv_stem_fwd_kernel");
+  return static_cast<int>(tiles < slots ? tiles : slots);
+}
+
+// The forward's kernel for a problem (type, Kg 32 / 64, blocks per
+// multiprocessor it is compiled for).
+using FwdKernel = void (*)(const StemParams);
+template <class TI, int KB>
+FwdKernel fwd_kernel_typed() {
+  return stem_occ3() ? conv_stem_fwd_kernel<TI, KB, 3> : conv_stem_fwd_kernel<TI, KB, 2>;
+}
+FwdKernel fwd_kernel(ConvTypes t, int K) {
+  const bool f16 = t == ConvTypes::f16;
+  if (K == 64) return f16 ? fwd_kernel_typed<half_bits, 64>() : fwd_kernel_typed<bf16_bits, 64>();
+  return f16 ? fwd_kernel_typed<half_bits, 32>() : fwd_kernel_typed<bf16_bits, 32>();
 }
 
 // The problem shapes both kernels take (x and y / dy packed NHWC, see
@@ -490,27 +518,19 @@ WgradKernel wgrad_kernel(ConvTypes t, int K, int D) {
 bool conv_stem_applies(const ConvArgs &a, ConvTypes t) {
   if (!stem_enabled() || a.dir != kConvFwd || !stem_shape_applies(a, t)) return false;
   const StemParams p = stem_params(a);
-  return stem_layout(p.K, p.D, p.PH, p.PWC).total <= 200 * 1024;
+  return stem_layout(p.K, p.D, p.PH, p.PWC).total <= kMaxBlockSmem;
 }
 
 bool conv_stem_wgrad_applies(const ConvArgs &a, ConvTypes t) {
   if (!stem_wgrad_enabled() || a.dir != kConvBwdFilter || !stem_shape_applies(a, t)) return false;
   const StemParams p = stem_params(a);
-  return wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC) <= 200 * 1024;
+  return wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC) <= kMaxBlockSmem;
 }
 
 size_t conv_stem_wgrad_scratch(const ConvArgs &a, ConvTypes t, int *blocks) {
   const StemParams p = stem_params(a);
   const size_t smem = wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC);
-  const WgradKernel kernel = wgrad_kernel(t, p.K, p.D);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-             "cudaFuncSetAttribute");
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (per_sm < 1) per_sm = 1;
-  const int64_t slots = int64_t{sm_count()} * per_sm;
-  *blocks = static_cast<int>(p.tiles < slots ? p.tiles : slots);
+  *blocks = persistent_blocks(reinterpret_cast<const void *>(wgrad_kernel(t, p.K, p.D)), smem, p.tiles);
   return size_t(*blocks) * p.K * p.D * sizeof(float);
 }
 
@@ -520,10 +540,7 @@ void launch_conv_stem_wgrad(const ConvArgs &a, ConvTypes t, int blocks, void *pa
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
   const cudaStream_t s = as_stream(stream);
   const size_t smem = wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC);
-  const WgradKernel kernel = wgrad_kernel(t, p.K, p.D);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-             "cudaFuncSetAttribute");
-  kernel<<<blocks, kThreads, smem, s>>>(p);
+  wgrad_kernel(t, p.K, p.D)<<<blocks, kThreads, smem, s>>>(p);
   check_launch("conv_stem_wgrad_kernel");
   const int outs = p.K * p.RSC, fb = (outs + 31) / 32;
   if (t == ConvTypes::f16) conv_stem_wgrad_finalize<half_bits><<<fb, 32 * kFinGroups, 0, s>>>(p, blocks);
@@ -531,19 +548,19 @@ void launch_conv_stem_wgrad(const ConvArgs &a, ConvTypes t, int blocks, void *pa
   check_launch("conv_stem_wgrad_finalize");
 }
 
-void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, void *stream) {
+int conv_stem_fwd_blocks(const ConvArgs &a, ConvTypes t) {
+  const StemParams p = stem_params(a);
+  const size_t smem = stem_layout(p.K, p.D, p.PH, p.PWC).total;
+  return persistent_blocks(reinterpret_cast<const void *>(fwd_kernel(t, p.K)), smem, p.tiles);
+}
+
+void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, int blocks, void *stream) {
   StemParams p = stem_params(a);
   p.x = a.A, p.w = a.B, p.y = a.dst;
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
-  const cudaStream_t s = as_stream(stream);
-  const bool f16 = t == ConvTypes::f16;
-  if (p.K == 64) {
-    if (f16) launch_typed<half_bits, 64>(p, s);
-    else launch_typed<bf16_bits, 64>(p, s);
-  } else {
-    if (f16) launch_typed<half_bits, 32>(p, s);
-    else launch_typed<bf16_bits, 32>(p, s);
-  }
+  const size_t smem = stem_layout(p.K, p.D, p.PH, p.PWC).total;
+  fwd_kernel(t, p.K)<<<blocks, kThreads, smem, as_stream(stream)>>>(p);
+  check_launch("conv_stem_fwd_kernel");
 }
 
 }  // namespace fdnn::cuda

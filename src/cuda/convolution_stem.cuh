@@ -104,12 +104,19 @@ __device__ inline void im2col_offsets(const StemParams &p, int lane, int (&off0)
 // The im2col tile A [kTP pixels][LD] (row px: j = 0 .. D-1) from the patch:
 // element j of pixel (ph, pw) is patch[(ph*sh + r) * PWC + pw*sw*C + (s*C +
 // c)]; warp `warp` fills pixels warp*16 .. +15 with 32-bit stores.
+// kZeroPastOutput: rows of pixels past the output's bottom / right edge
+// (partial tiles at origin oh0, ow0) are zeros. The filter gradient needs
+// that: their dy is zero, but 0 * an Inf or NaN of x that no real output
+// reads would poison dw. The forward never stores those rows' results.
+template <bool kZeroPastOutput = false>
 __device__ inline void im2col_build(const StemParams &p, const uint16_t *patch, uint16_t *A, int LD, int warp,
-                                    int lane, const int (&off0)[4], const int (&off1)[4]) {
+                                    int lane, const int (&off0)[4], const int (&off1)[4], int oh0 = 0,
+                                    int ow0 = 0) {
   const int pairs = p.D / 2;
   for (int i = 0; i < kTP / 8; ++i) {
     const int px = warp * (kTP / 8) + i;
     const int base = (px / kTW) * p.sh * p.PWC + (px % kTW) * p.sw * p.C;
+    const bool live = !kZeroPastOutput || (oh0 + px / kTW < p.Ho && ow0 + px % kTW < p.Wo);
     uint32_t *arow = reinterpret_cast<uint32_t *>(A + px * LD);
 #pragma unroll
     for (int t = 0; t < 4; ++t) {
@@ -117,7 +124,7 @@ __device__ inline void im2col_build(const StemParams &p, const uint16_t *patch, 
       if (jp < pairs) {
         const uint32_t v0 = off0[t] >= 0 ? patch[base + off0[t]] : 0u;
         const uint32_t v1 = off1[t] >= 0 ? patch[base + off1[t]] : 0u;
-        arow[jp] = v0 | (v1 << 16);
+        arow[jp] = live ? v0 | (v1 << 16) : 0u;
       }
     }
   }

@@ -17,9 +17,12 @@ namespace fdnn::cuda {
 // checked at execution). FREEDNN_CONV_STEM=0 turns it off (read here, when a
 // plan is made).
 bool conv_stem_applies(const ConvArgs &a, ConvTypes t);
+// The number of persistent blocks it runs with (pass it to the launch);
+// call when the plan is made: it sets the kernel's shared-memory limit.
+int conv_stem_fwd_blocks(const ConvArgs &a, ConvTypes t);
 // Runs it (a.A = x, a.B = w, a.dst = y 16-byte aligned, alpha / beta); no
 // workspace or scratch.
-void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, void *stream);
+void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, int blocks, void *stream);
 
 // Whether the filter-gradient kernel runs a problem: the shapes and types
 // of conv_stem_applies (dy as y there: packed NHWC, rows / images at

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -682,6 +683,33 @@ TEST(Convolution, FewChannelFilterGradientStemSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   const ScopedEnv off("FREEDNN_CONV_STEM_WGRAD", "0");
   check_few_channel_wgrad_shapes(test_seed(415));
+}
+
+// Input that no output reads (the last row and column of an even-sized
+// image under 3x3 stride 2, pad 0) holds Inf: dw must not see it. The stem
+// filter-gradient kernel's partial tiles cover pixels past the output, whose
+// im2col rows reach that input; it zeros those rows rather than multiply
+// them by dy's zeros (0 * Inf = NaN).
+TEST(Convolution, FewChannelFilterGradientIgnoresUnreadInput) {
+  Handle h;
+  Rng rng(test_seed(418));
+  const FewChannelShape shapes[] = {{2, 3, 64, 16, 20, 3, 3, 0, 0, 2, CUDNN_CROSS_CORRELATION},
+                                    {1, 4, 32, 18, 34, 5, 5, 0, 0, 2, CUDNN_CONVOLUTION}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    Problem pr = few_channel_problem(sh, iter, iter == 1, rng);
+    const int64_t unread_h = sh.H - 1, unread_w = sh.W - 1;  // (H - fh) and (W - fw) are odd
+    for_each_index(pr.x.dims, [&](const std::vector<int64_t> &i) {
+      if (i[2] == unread_h || i[3] == unread_w) pr.x.set(i, std::numeric_limits<double>::infinity());
+    });
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
+    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    const AlphaBeta ab{1, 0};
+    check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    ++iter;
+  }
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
