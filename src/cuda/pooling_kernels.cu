@@ -44,10 +44,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/fast_divmod.hpp"
@@ -941,6 +940,58 @@ bool launch_max_forward_nhwc_rows(const PoolingArgs &a, Geo g, const S *x, S *y,
   }
 }
 
+// The first maxima of stride-2 windows of K (2 or 3) rows, folded row by
+// row down a strip of outputs (the separable form of the row-major first
+// maximum, NaN rules included: take()). Row i of the strip (its row 0 is
+// that of output 0's window) is row i % 2 of output i / 2's window and, for
+// K = 3 and even i > 0, the last row of output i / 2 - 1's, which it
+// completes. Each row comes as its first maximum over the window's columns
+// per lane (rm, at column rk; rk < 0 where the row has no input); each
+// completed window's code per lane (kh * K + kw, kNoCode when the window has
+// no input) goes to done(output, codes).
+constexpr int kNoCode = 255;
+
+template <int K, int OUTS, class C, int VEC>
+struct StridedRowFold {
+  bool prop;  // NaN propagates
+  C best[VEC];
+  int at[VEC];
+
+  __device__ explicit StridedRowFold(bool propagate) : prop(propagate) {
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+      best[l] = lowest<C>();
+      at[l] = kNoCode;
+    }
+  }
+  // Whether v replaces the running maximum m (the first maximum wins).
+  __device__ bool take(C m, C v) const { return prop ? (m == m && (v != v || v > m)) : v > m; }
+  template <class Done>
+  __device__ void row(int i, const C (&rm)[VEC], const int (&rk)[VEC], Done &&done) {
+    if (K == 3 && i >= 2 && i % 2 == 0) {
+      int fa[VEC];
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) fa[l] = rk[l] >= 0 && take(best[l], rm[l]) ? 2 * K + rk[l] : at[l];
+      done(i / 2 - 1, fa);
+    }
+    if (i % 2 == 0 && i / 2 < OUTS) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        best[l] = rm[l];
+        at[l] = rk[l] >= 0 ? rk[l] : kNoCode;
+      }
+    } else if (i % 2 == 1) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l)
+        if (rk[l] >= 0 && take(best[l], rm[l])) {
+          best[l] = rm[l];
+          at[l] = K + rk[l];
+        }
+      if (K == 2) done(i / 2, at);
+    }
+  }
+};
+
 // Max backward of a 2-d problem with a K x K window (K 2 or 3), stride 2 in
 // both dimensions, paddings 0 or 1, channels innermost with 16-byte channel
 // vectors (NHWC-like): a gather without shared memory or barriers. dx is cut
@@ -965,7 +1016,6 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
                                    C alpha, C beta, uint32_t warps_total, int p_lo, int q_lo) {
   constexpr int OWW = 32 / CQT, NO = RO + (K == 3 ? 1 : 0), NR = 2 * NO + K - 2;
   constexpr int NWC = (VEC + 3) / 4;  // code words (a byte per channel)
-  constexpr uint32_t kNone = 255;
   const uint32_t wid = blockIdx.x * 8 + threadIdx.x / 32;
   if (wid >= warps_total) return;  // whole warps leave: the shuffles below see full warps
   const int lane = static_cast<int>(threadIdx.x & 31);
@@ -1010,25 +1060,17 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
   };
 #pragma unroll
   for (int i = 0; i < LA; ++i) load_row(i);
-  const bool prop = g.prop;
-  auto take = [prop](C best, C v) { return prop ? (best == best && (v != v || v > best)) : v > best; };
-  // Codes (window position kh * K + kw, kNone when none) of the outputs, a
-  // byte per channel; best / at: the current output's running first maximum.
+  // Codes (window position kh * K + kw, kNoCode when none) of the outputs, a
+  // byte per channel.
   uint32_t code[NO][NWC];
-  C best[VEC];
-  int at[VEC];
-#pragma unroll
-  for (int l = 0; l < VEC; ++l) {
-    best[l] = lowest<C>();
-    at[l] = static_cast<int>(kNone);
-  }
+  StridedRowFold<K, NO, C, VEC> fold(g.prop);
   auto finish = [&](int i, const int *fa) {
     const int oh = q0 + i;
     const bool ok = col_out && oh >= 0 && oh < g.out[1];
 #pragma unroll
     for (int w = 0; w < NWC; ++w) code[i][w] = 0;
 #pragma unroll
-    for (int l = 0; l < VEC; ++l) code[i][l / 4] |= (ok ? static_cast<uint32_t>(fa[l]) : kNone) << (8 * (l % 4));
+    for (int l = 0; l < VEC; ++l) code[i][l / 4] |= static_cast<uint32_t>(ok ? fa[l] : kNoCode) << (8 * (l % 4));
   };
 #pragma unroll
   for (int i = 0; i < NR; ++i) {
@@ -1050,7 +1092,7 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
 #pragma unroll
         for (int l = 0; l < VEC; ++l) {
           const C v = Storage<S>::template load<C>(left.v[l]);
-          if (take(rm[l], v)) {
+          if (fold.take(rm[l], v)) {
             rm[l] = v;
             rk[l] = 0;
           }
@@ -1060,7 +1102,7 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
 #pragma unroll
       for (int l = 0; l < VEC; ++l) {
         const C v = Storage<S>::template load<C>(ra[i].v[l]);
-        if (take(rm[l], v)) {
+        if (fold.take(rm[l], v)) {
           rm[l] = v;
           rk[l] = K - 2;
         }
@@ -1069,34 +1111,12 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
 #pragma unroll
       for (int l = 0; l < VEC; ++l) {
         const C v = Storage<S>::template load<C>(rb[i].v[l]);
-        if (take(rm[l], v)) {
+        if (fold.take(rm[l], v)) {
           rm[l] = v;
           rk[l] = K - 1;
         }
       }
-    // Row i is row i % 2 of output i / 2 and, for K = 3 and even i > 0,
-    // row 2 of output i / 2 - 1 (which it completes).
-    if (K == 3 && i >= 2 && i % 2 == 0) {
-      int fa[VEC];
-#pragma unroll
-      for (int l = 0; l < VEC; ++l) fa[l] = rk[l] >= 0 && take(best[l], rm[l]) ? 2 * K + rk[l] : at[l];
-      finish(i / 2 - 1, fa);
-    }
-    if (i % 2 == 0 && i / 2 < NO) {
-#pragma unroll
-      for (int l = 0; l < VEC; ++l) {
-        best[l] = rm[l];
-        at[l] = rk[l] >= 0 ? rk[l] : static_cast<int>(kNone);
-      }
-    } else if (i % 2 == 1) {
-#pragma unroll
-      for (int l = 0; l < VEC; ++l)
-        if (rk[l] >= 0 && take(best[l], rm[l])) {
-          best[l] = rm[l];
-          at[l] = K + rk[l];
-        }
-      if (K == 2) finish(i / 2, at);
-    }
+    fold.row(i, rm, rk, finish);
   }
   // The right neighbour's codes and dy (lane + CQT: the next output column).
   uint32_t rcode[NO][NWC];
@@ -1212,7 +1232,6 @@ template <int K, int RO, class S, class C, int VEC>
 __global__ void __launch_bounds__(256) pooling_max_codes(Geo g, const S *__restrict__ x, uint8_t *__restrict__ codes,
                                                          uint32_t total) {
   constexpr int NR = 2 * RO + K - 2, LA = NR < 3 ? NR : 3;
-  constexpr int kNone = 255;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= total) return;
   int n, cq, b[3];
@@ -1236,15 +1255,7 @@ __global__ void __launch_bounds__(256) pooling_max_codes(Geo g, const S *__restr
   };
 #pragma unroll
   for (int i = 0; i < LA; ++i) load_row(i);
-  const bool prop = g.prop;
-  auto take = [prop](C best, C v) { return prop ? (best == best && (v != v || v > best)) : v > best; };
-  C best[VEC];
-  int at[VEC];
-#pragma unroll
-  for (int l = 0; l < VEC; ++l) {
-    best[l] = lowest<C>();
-    at[l] = kNone;
-  }
+  StridedRowFold<K, RO, C, VEC> fold(g.prop);
   auto emit = [&](int o, const int *fa) {
     const int oh = oh0 + o;
     if (oh >= g.out[1]) return;
@@ -1271,34 +1282,12 @@ __global__ void __launch_bounds__(256) pooling_max_codes(Geo g, const S *__restr
 #pragma unroll
         for (int l = 0; l < VEC; ++l) {
           const C v = Storage<S>::template load<C>(raw[i][kw].v[l]);
-          if (take(rm[l], v)) {
+          if (fold.take(rm[l], v)) {
             rm[l] = v;
             rk[l] = kw;
           }
         }
-    // Row i is row i % 2 of output i / 2 and, for K = 3 and even i > 0,
-    // row 2 of output i / 2 - 1 (which it completes).
-    if (K == 3 && i >= 2 && i % 2 == 0) {
-      int fa[VEC];
-#pragma unroll
-      for (int l = 0; l < VEC; ++l) fa[l] = rk[l] >= 0 && take(best[l], rm[l]) ? 2 * K + rk[l] : at[l];
-      emit(i / 2 - 1, fa);
-    }
-    if (i % 2 == 0 && i / 2 < RO) {
-#pragma unroll
-      for (int l = 0; l < VEC; ++l) {
-        best[l] = rm[l];
-        at[l] = rk[l] >= 0 ? rk[l] : kNone;
-      }
-    } else if (i % 2 == 1) {
-#pragma unroll
-      for (int l = 0; l < VEC; ++l)
-        if (rk[l] >= 0 && take(best[l], rm[l])) {
-          best[l] = rm[l];
-          at[l] = K + rk[l];
-        }
-      if (K == 2) emit(i / 2, at);
-    }
+    fold.row(i, rm, rk, emit);
   }
 }
 
@@ -1380,11 +1369,9 @@ struct PoolTune {
 const PoolTune &pool_tune() {
   static const PoolTune t = [] {
     PoolTune r;
-    const char *e = std::getenv("FREEDNN_POOL_TUNE");
-    const std::string s = e ? e : "";
-    r.old_bwd = s.find("oldbwd") != std::string::npos;
-    r.halfpack = s.find("halfpack") != std::string::npos;
-    r.no_codes = s.find("nocodes") != std::string::npos;
+    r.old_bwd = env_has_word("FREEDNN_POOL_TUNE", "oldbwd");
+    r.halfpack = env_has_word("FREEDNN_POOL_TUNE", "halfpack");
+    r.no_codes = env_has_word("FREEDNN_POOL_TUNE", "nocodes");
     return r;
   }();
   return t;

@@ -13,9 +13,8 @@
 
 #include <cfloat>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 
+#include "core/env_words.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/softmax_args.hpp"
 #include "cuda/storage_types.cuh"
@@ -431,11 +430,9 @@ struct SoftmaxTune {
 const SoftmaxTune &softmax_tune() {
   static const SoftmaxTune t = [] {
     SoftmaxTune r;
-    const char *e = std::getenv("FREEDNN_SOFTMAX_TUNE");
-    const std::string s = e ? e : "";
-    r.old = s.find("old") != std::string::npos;
-    r.exact = s.find("exact") != std::string::npos;
-    r.w8 = s.find("w8") != std::string::npos;
+    r.old = env_has_word("FREEDNN_SOFTMAX_TUNE", "old");
+    r.exact = env_has_word("FREEDNN_SOFTMAX_TUNE", "exact");
+    r.w8 = env_has_word("FREEDNN_SOFTMAX_TUNE", "w8");
     return r;
   }();
   return t;
