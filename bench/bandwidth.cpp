@@ -217,6 +217,32 @@ CopyBandwidth gpu_bandwidth(int samples) {
 
 }  // namespace
 
+PairedCopy::PairedCopy(double bytes, int threads) : threads_(std::max(1, threads)) {
+  n_ = std::max<size_t>(16, static_cast<size_t>(bytes / 2 / sizeof(float)) / 16 * 16);
+  src_ = static_cast<float *>(std::aligned_alloc(64, n_ * sizeof(float)));
+  dst_ = static_cast<float *>(std::aligned_alloc(64, n_ * sizeof(float)));
+  if (src_ == nullptr || dst_ == nullptr) {
+    std::free(src_);
+    std::free(dst_);
+    throw std::runtime_error("paired copy: cannot allocate the two buffers");
+  }
+  float *src = src_, *dst = dst_;
+  parallel_seconds(threads_, n_, [&](size_t s, size_t e) {
+    for (size_t i = s; i < e; ++i) src[i] = static_cast<float>(i & 1023);
+    std::memset(dst + s, 0, (e - s) * sizeof(float));
+  });
+}
+
+PairedCopy::~PairedCopy() {
+  std::free(src_);
+  std::free(dst_);
+}
+
+double PairedCopy::seconds() {
+  float *src = src_, *dst = dst_;
+  return parallel_seconds(threads_, n_, [&](size_t s, size_t e) { std::memcpy(dst + s, src + s, (e - s) * sizeof(float)); });
+}
+
 AccessPattern access_pattern(const Problem &p) {
   const std::string &op = p.knobs.op;
   if (op == "reduce") return AccessPattern::read_only;

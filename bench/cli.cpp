@@ -111,6 +111,7 @@ struct Parser {
     } else if (key == "--reps") cfg.reps = static_cast<int>(to_int(token, need(), 1));
     else if (key == "--min-ms") cfg.min_sample_ms = to_double(token, need());
     else if (key == "--max-load") cfg.max_load = to_double(token, need());
+    else if (key == "--paired-copy") cfg.paired_copy = to_on_off(token, need());
     else if (key == "--onednn") cfg.onednn = to_on_off(token, need());
     else if (key == "--check") cfg.check = to_on_off(token, need());
     else if (key == "--seed") cfg.seed = static_cast<uint64_t>(to_int(token, need(), 0));
@@ -241,6 +242,9 @@ void print_help() {
       "  --max-load=C          re-time a problem (up to 3 times, the quietest kept)\n"
       "                        while other processes used more than C cores; the\n"
       "                        load is printed either way (default: no re-timing)\n"
+      "  --paired-copy=on|off  CPU, problems without FLOPs: also time --reps rounds of\n"
+      "                        ours and a memcpy of the same bytes in turn, and print\n"
+      "                        the median of the rounds' ratios (default off)\n"
       "  --check=on|off        perf mode: check correctness first (default on)\n"
       "  --onednn=on|off       run the oneDNN peer where it fits (default on)\n"
       "  --seed=N              random data seed (default 1)\n"

@@ -1,9 +1,14 @@
 #include "runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <thread>
+#include <vector>
+
+#include "bandwidth.hpp"
 
 #include "fma_peak.hpp"
 #include "load_monitor.hpp"
@@ -25,6 +30,51 @@ const FmaPeak &fma_peak() {
     return p;
   }();
   return peak;
+}
+
+// Seconds per call of `call`, repeated until min_ms have passed.
+double seconds_per_call(const std::function<void()> &call, double min_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t calls = 0;
+  double spent = 0;
+  do {
+    call();
+    ++calls;
+    spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } while (spent * 1e3 < min_ms);
+  return spent / static_cast<double>(calls);
+}
+
+// --paired-copy: cfg.reps rounds, each timing ours and a memcpy of the same
+// bytes (in alternating order), and the median of the rounds' ratios
+// (ours' GB/s / the copy's).
+void time_paired_copy(const Config &cfg, OpRun &run, ProblemResult &r) {
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (const char *env = std::getenv("FREEDNN_NUM_THREADS"))
+    if (int n = std::atoi(env); n > 0) threads = n;
+  PairedCopy copy(r.bytes, threads);
+  const auto ours = [&] { run.execute(); };
+  const auto theirs = [&] { copy.seconds(); };
+  seconds_per_call(theirs, cfg.min_sample_ms);  // warm-up of the copy's pages
+  std::vector<double> ratios;
+  LoadMonitor load;
+  for (int i = 0; i < cfg.reps; ++i) {
+    double t_ours, t_copy;
+    if (i % 2 == 0) {
+      t_ours = seconds_per_call(ours, cfg.min_sample_ms);
+      t_copy = seconds_per_call(theirs, cfg.min_sample_ms);
+    } else {
+      t_copy = seconds_per_call(theirs, cfg.min_sample_ms);
+      t_ours = seconds_per_call(ours, cfg.min_sample_ms);
+    }
+    ratios.push_back(t_copy / t_ours);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const size_t m = ratios.size();
+  r.paired_copy_ratio = m % 2 ? ratios[m / 2] : 0.5 * (ratios[m / 2 - 1] + ratios[m / 2]);
+  std::printf("  paired: ours / memcpy of the same %.1f MB = %.2f (median of %zu alternating rounds; %.2f-%.2f)"
+              "  [other load %.2f cores]\n",
+              r.bytes / 1e6, r.paired_copy_ratio, m, ratios.front(), ratios.back(), load.foreign_cores());
 }
 
 }  // namespace
@@ -78,6 +128,7 @@ ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t han
     std::printf("  [other load %.2f cores%s]\n", r.other_load,
                 r.attempts > 1 ? (", " + std::to_string(r.attempts) + " attempts").c_str() : "");
     r.flops = run->flops();
+    if (cfg.paired_copy && !on_gpu() && r.flops == 0 && r.bytes > 0) time_paired_copy(cfg, *run, r);
     if (r.flops > 0) {
       r.fma_peak = fma_peak().gflops;
       r.gflops = r.flops / (r.timing.median_ms * 1e-3) / 1e9;

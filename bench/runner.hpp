@@ -33,6 +33,8 @@ struct ProblemResult {
   double gflops = 0;
   double peer_gflops = 0;
   double fma_peak = 0;
+  // --paired-copy: ours' GB/s over a same-size memcpy's, timed in turns.
+  double paired_copy_ratio = 0;
 
   // A problem counts as a failure for the exit status.
   bool failed() const;
