@@ -81,6 +81,24 @@ struct NormArgs {
   // barrier per group. pers_blocks == 0: not used.
   int pers_blocks = 0, pers_group = 0, pers_groups = 0, pers_slots = 1;
   int64_t pers_share = 0;  // rows: vectors per block per group; cols: rows per block
+  // Grid form (cuda/normalization_grid.cu; training forward and backward of
+  // the cols form): one co-resident block per multiprocessor owns grid_rows
+  // consecutive rows and re-reads from memory only what its threads' rings
+  // of shared-memory slots and registers could not keep across the two grid
+  // barriers. grid_blocks == 0: not used. FREEDNN_NORM_TUNE switches:
+  // grid_form ("old": off), grid_min_bytes (x's bytes from which it is used;
+  // "gmin=KiB"), grid_l2_pct (the share of the L2, percent, that the rows
+  // re-read first fill in pass 1 with plain loads; every other row is
+  // loaded evict-first; "gl2=N"), grid_l2_last (those rows evict-last:
+  // "glast"), grid_reg_rows (at most that many rows per thread kept in
+  // registers: "grr=N"); grid_l2_rows: those rows per thread (planned).
+  bool grid_form = true;
+  int64_t grid_min_bytes = int64_t{1} << 20;
+  int grid_l2_pct = 75;
+  bool grid_l2_last = false;
+  int grid_reg_rows = 1 << 20;
+  int grid_blocks = 0, grid_l2_rows = 0;
+  int64_t grid_rows = 0;
   // Phase and ops.
   bool backward = false, training = true, relu = false, has_z = false, has_mask = false, has_dz = false;
   bool stats_given = false;  // inference, or backward with saved stats
@@ -120,6 +138,14 @@ size_t normalization_persistent_workspace_bytes(const NormArgs &a);
 // Runs the persistent form on `stream` with its workspace area (true), or
 // nothing (false: not planned, or the grid cannot be co-resident now).
 bool launch_normalization_persistent(const NormArgs &a, void *pers_ws, void *stream);
+// Chooses the grid form (sets grid_blocks, grid_rows, grid_l2_rows) when
+// it applies; called by the plan after the fast path is chosen.
+void plan_normalization_grid(NormArgs &a);
+// Workspace bytes of the grid form (0 when it is not planned).
+size_t normalization_grid_workspace_bytes(const NormArgs &a);
+// Runs the grid form on `stream` with its workspace area (true), or nothing
+// (false: not planned, or the grid cannot be co-resident now).
+bool launch_normalization_grid(const NormArgs &a, void *grid_ws, void *stream);
 // Workspace bytes the kernels need for these args.
 size_t normalization_workspace_bytes(const NormArgs &a);
 // Runs the whole operation on `stream` with `workspace` (at least

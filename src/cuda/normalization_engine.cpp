@@ -177,7 +177,12 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // "bct256" (256-thread forward / backward cluster blocks), "pdl" / "nopdl",
 // "cmax=N" (largest cluster, up to 16; 0: no cluster kernels), "fwdkb=N" /
 // "bwdkb=N" (KiB of shared memory per cluster block), "nopf" (no L2 prefetch
-// of the next set in the backward cluster kernel).
+// of the next set in the backward cluster kernel), "old" (no grid form:
+// the three-launch cols passes as before it), "gl2=N" (percent of the L2
+// the grid form aims its pass-2 re-reads at; 75 by default), "glast"
+// (evict-last loads of those rows in pass 1), "grr=N" (at most N rows per
+// thread kept in registers by the grid form), "gmin=N" (KiB of x from which
+// the grid form runs; 1024 by default).
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;
@@ -204,6 +209,11 @@ void apply_tuning(NormArgs &a) {
       else if (key == "cmax") t.cluster_max = std::min(val, 16);
       else if (key == "fwdkb" && val > 0) t.cluster_block_kb[0] = val;
       else if (key == "bwdkb" && val > 0) t.cluster_block_kb[1] = val;
+      else if (key == "old") t.grid_form = false;
+      else if (key == "gl2") t.grid_l2_pct = val;
+      else if (key == "glast") t.grid_l2_last = true;
+      else if (key == "grr") t.grid_reg_rows = val;
+      else if (key == "gmin") t.grid_min_bytes = int64_t{val} * 1024;
     }
     return t;
   }();
@@ -218,6 +228,11 @@ void apply_tuning(NormArgs &a) {
   a.cluster_max = tuned.cluster_max;
   a.cluster_block_kb[0] = tuned.cluster_block_kb[0];
   a.cluster_block_kb[1] = tuned.cluster_block_kb[1];
+  a.grid_form = tuned.grid_form;
+  a.grid_l2_pct = tuned.grid_l2_pct;
+  a.grid_l2_last = tuned.grid_l2_last;
+  a.grid_reg_rows = tuned.grid_reg_rows;
+  a.grid_min_bytes = tuned.grid_min_bytes;
 }
 
 NormArgs make_geometry(const graph::Graph &g) {
@@ -313,6 +328,7 @@ NormArgs make_geometry(const graph::Graph &g) {
   choose_fast_path(a, u);
   apply_tuning(a);
   plan_normalization_persistent(a);
+  plan_normalization_grid(a);
   return a;
 }
 

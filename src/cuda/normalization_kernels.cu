@@ -1194,6 +1194,8 @@ template <class S, class C>
 bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s) {
   constexpr int V = 16 / sizeof(S);
   if (a.fast == kFastNone || a.vec != V || !aligned16(a)) return false;
+  if (launch_normalization_grid(a, static_cast<char *>(pers_ws) + normalization_persistent_workspace_bytes(a), s))
+    return true;
   if (launch_normalization_persistent(a, pers_ws, s)) return true;
   const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);
   const bool rows = a.fast == kFastRows;
@@ -1345,7 +1347,9 @@ int normalization_cols_blocks_per_sm(cudnnDataType_t t) {
 }
 
 size_t normalization_workspace_bytes(const NormArgs &a) {
-  return 256 + base_workspace_bytes(a) + normalization_persistent_workspace_bytes(a);  // 256: the base's alignment
+  // 256: the base's alignment; the grid form aligns its own area.
+  return 256 + base_workspace_bytes(a) + normalization_persistent_workspace_bytes(a) +
+         normalization_grid_workspace_bytes(a);
 }
 
 void launch_normalization(const NormArgs &a, void *workspace, void *stream) {

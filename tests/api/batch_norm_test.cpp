@@ -93,6 +93,21 @@ Case big_case(Rng &rng, bool many_channels = false) {
   return c;
 }
 
+// huge: packed NHWC float, 256 channels, 45 MB on a GPU handle (more than
+// the CUDA engine's grid form keeps on chip, forward and backward: it
+// re-reads the rest of each thread's rows from memory), a small tensor of
+// the same channels on the CPU.
+Case huge_case(Rng &rng) {
+  Case c;
+  c.t = CUDNN_DATA_FLOAT;
+  c.mode = rng.coin(0.5) ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  c.per_activation = false;
+  c.force_nhwc = true;
+  c.dims = {gpu_mode() ? 56 : 2, 256, 28, 28};
+  c.text = std::string(type_name(c.t)) + " huge NHWC mode " + std::to_string(static_cast<int>(c.mode));
+  return c;
+}
+
 // A tensor with x's strides and random values in [lo, hi].
 HostTensor same_layout(Rng &rng, const HostTensor &x, double lo, double hi) {
   HostTensor t = make_tensor(x.dtype, x.dims, x.strides);
@@ -125,11 +140,11 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 
 enum class Api { legacy, ex, generic };
 
-void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels, 3 wide
+void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels, 3 wide, 4 huge
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = big == 4 ? huge_case(rng) : big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -250,7 +265,7 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = big == 4 ? huge_case(rng) : big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -412,6 +427,9 @@ TEST(BatchNormForwardTraining, ManyChannelsPacked) { run_forward_training(Api::l
 TEST(BatchNormBackward, ManyChannelsPacked) { run_backward(Api::legacy, 526, 2, 2); }
 TEST(BatchNormForwardTraining, WideNhwcPacked) { run_forward_training(Api::legacy, 527, 1, 3); }
 TEST(BatchNormBackward, WideNhwcPacked) { run_backward(Api::legacy, 528, 1, 3); }
+TEST(BatchNormForwardTraining, HugeNhwcPacked) { run_forward_training(Api::legacy, 529, 1, 4); }
+TEST(BatchNormBackward, HugeNhwcPacked) { run_backward(Api::legacy, 530, 1, 4); }
+TEST(BatchNormBackwardEx, HugeNhwcPackedFused) { run_backward(Api::ex, 532, 1, 4); }
 
 // ---- Inference ------------------------------------------------------------------
 
