@@ -4,6 +4,7 @@
 
 #include <cudnn_graph.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace fdnn::cuda {
@@ -23,6 +24,12 @@ struct LrnArgs {
   int behind = 2, ahead = 2;
   double k = 2, a = 1e-4 / 5, beta = 0.75, two_a_beta = 0;
   double blend_alpha = 1, blend_beta = 0;
+  // The same in float and pow_kind(beta) (lrn_device.cuh), set by launch_lrn
+  // for the float-compute kernels: float kernel parameters feed the
+  // arithmetic directly, where the double ones were converted again inside
+  // each branch of the power (two slow conversions per element).
+  float kf = 2, af = 1e-4f / 5, betaf = 0.75f, two_a_beta_f = 0, blend_alpha_f = 1, blend_beta_f = 0;
+  int kind = 1;
   int64_t count = 0;  // elements
   // Cross-channel: positions (elements of one channel) and channel chunks.
   int64_t positions = 0;
@@ -30,6 +37,26 @@ struct LrnArgs {
   // Divisive backward: scratch of `count` compute-type values.
   void *scratch = nullptr;
 };
+
+// FREEDNN_LRN_TUNE, comma-separated words, for measurements (the defaults
+// are the fast paths): "old" (NHWC: shared-memory row kernels), "r2" (NHWC:
+// two sets of rows per warp and step), "nopf" (NHWC register kernels of
+// 16-bit data on a grid covering every row once instead of a persistent
+// one), "old16" / "old32" (16-bit / float data: the paths before the plane
+// kernels of lrn_planes.cu and, for 16-bit data, before the persistent NHWC
+// grid), "v8" (plane kernels: 8-byte accesses instead of 16), "c16" / "c32"
+// / "c64" (plane kernels: channels per thread).
+struct LrnTune {
+  bool old = false, r2 = false, nopf = false, old16 = false, old32 = false, v8 = false;
+  int chunk = 0;  // 0: chosen from the size
+  bool old_paths(size_t type_size) const { return type_size == 2 ? old16 : type_size == 4 && old32; }
+};
+const LrnTune &lrn_tune();
+
+// Cross-channel LRN along planes (a contiguous innermost dim, NCHW-like),
+// float / half / bfloat16 with n = 3 or 5 (lrn_planes.cu): true when it
+// launched, false when the problem is not one it takes.
+bool launch_lrn_planes(const LrnArgs &a, void *stream);
 
 // Bytes of scratch a launch needs (divisive backward), 0 otherwise.
 size_t lrn_scratch_bytes(const LrnArgs &a);

@@ -1,5 +1,8 @@
 // CUDA kernels of cuda.lrn (graph::LrnOp).
 //
+//  - Cross-channel along planes (a contiguous innermost dim, NCHW-like) of
+//    float, half and bfloat16 data with n = 3 or 5: lrn_planes.cu (vector
+//    accesses through cp.async rings), tried after the NHWC register rows.
 //  - Cross-channel, forward and backward: a thread walks a chunk of channels
 //    at one position (N and spatial index), keeping the window sums as
 //    running sums (in double for float data, so that values leaving the
@@ -23,11 +26,15 @@
 #include <string>
 #include <type_traits>
 
+#include "core/env_words.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/lrn_args.hpp"
+#include "cuda/lrn_device.cuh"
 
 namespace fdnn::cuda {
 namespace {
+
+using namespace lrn_detail;
 
 template <class T>
 struct Io;
@@ -52,91 +59,11 @@ struct Io<__nv_bfloat16> {
   __device__ static void store(__nv_bfloat16 *p, int64_t i, float v) { p[i] = __float2bfloat16_rn(v); }
 };
 
-// Compute type C, accumulator type A (double for both, as float sums of
-// squares would keep residues when large values leave a running window).
-template <class C>
-__device__ inline C neg_pow(C s, C beta, int kind) {
-  if (kind == 1) {
-    const C r = rsqrt(s);
-    return r * sqrt(r);
-  }
-  if (kind == 2) return rsqrt(s);
-  if (kind == 3) return C(1) / s;
-  return pow(s, -beta);
-}
-// Float: the approximate square root and reciprocal square root (one
-// special-function instruction each, a few ulp), far inside the errors the
-// tests and NVIDIA's results allow; S = inf gives 0 as the IEEE forms do.
-__device__ inline float sqrt_approx(float v) {
-  float r;
-  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
-  return r;
-}
-__device__ inline float rsqrt_approx(float v) {
-  float r;
-  asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
-  return r;
-}
-template <>
-__device__ inline float neg_pow<float>(float s, float beta, int kind) {
-  if (kind == 1) {
-    const float r = rsqrt_approx(s);
-    return r * sqrt_approx(r);
-  }
-  if (kind == 2) return rsqrt_approx(s);
-  if (kind == 3) return 1.0f / s;
-  return exp2f(-beta * log2f(s));
-}
-
-// S^-beta and S^(-beta-1) together (backward).
-template <class C>
-__device__ inline void neg_pow_pair(C s, C beta, int kind, C &p, C &p_over_s) {
-  p = neg_pow<C>(s, beta, kind);
-  p_over_s = p / s;
-}
-template <>
-__device__ inline void neg_pow_pair<float>(float s, float beta, int kind, float &p, float &p_over_s) {
-  if (kind == 1 || kind == 2) {
-    const float r = rsqrt_approx(s);
-    p = kind == 1 ? r * sqrt_approx(r) : r;
-    p_over_s = p * (r * r);
-  } else if (kind == 3) {
-    p = 1.0f / s;
-    p_over_s = p * p;
-  } else {
-    p = exp2f(-beta * log2f(s));
-    p_over_s = p / s;
-  }
-}
-
-__host__ __device__ inline int pow_kind(double beta) {
-  return beta == 0.75 ? 1 : beta == 0.5 ? 2 : beta == 1.0 ? 3 : 0;
-}
-
 template <class T, class C>
 __device__ inline void blend_store(T *p, int64_t off, C v, const LrnArgs &a) {
   C out = static_cast<C>(a.blend_alpha) * v;
   if (a.blend_beta != 0.0) out += static_cast<C>(a.blend_beta) * static_cast<C>(Io<T>::load(p, off));
   Io<T>::store(p, off, out);
-}
-
-// Offsets of one position (every dim but `skip_from`..`skip_to`) per operand.
-struct Offsets {
-  int64_t o[LrnArgs::kOperands];
-};
-
-__device__ inline Offsets position_offsets(const LrnArgs &a, int64_t p) {
-  Offsets r;
-#pragma unroll
-  for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] = 0;
-  for (int d = a.rank - 1; d >= 0; --d) {
-    if (d == 1) continue;
-    const int64_t i = p % a.dims[d];
-    p /= a.dims[d];
-#pragma unroll
-    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += i * a.strides[k][d];
-  }
-  return r;
 }
 
 template <class T, class C>
@@ -554,12 +481,6 @@ template <class T>
 struct alignas(16) Row16 {
   T v[16 / sizeof(T)];
 };
-template <class T, class C>
-__device__ inline C to_compute(T v) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(v);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
-  else return static_cast<C>(v);
-}
 template <bool VEC, class T, class C>
 __device__ inline void load_channels(const T *src, C *dst, int channels, int lane) {
   if constexpr (VEC) {
@@ -749,6 +670,15 @@ __device__ inline void window_sums(const float (&v)[NV][VEC], float (&out)[NV][V
   }
 }
 
+// A warp issues the next step's loads before the current step's math: on a
+// persistent grid (one wave; the default for 16-bit data) a load is then in
+// flight while the warp computes and stores. With a grid covering every row
+// once (float data; FREEDNN_LRN_TUNE=nopf for all) a warp has one step: it
+// waits for its rows, computes, stores and exits. H100, NHWC 32x256x56x56
+// n = 5, GB/s fwd / bwd, persistent against one step per warp, two runs:
+// f16 1745 / 2742 and 1728 / 2685 against 1703 / 2507; f32 2337 / 3607 and
+// 2349 / 3596 against 2657 / 3651 (f32 rows of 64 vectors hold twice the
+// bytes per warp; fewer, longer-lived warps lost there).
 template <class T, int G, int NV, int R, int BEHIND, int AHEAD, bool BWD>
 __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
   constexpr int VEC = 16 / sizeof(T);
@@ -758,44 +688,52 @@ __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
   const int warps = blockDim.x >> 5;
   const uint32_t positions = static_cast<uint32_t>(a.positions);
   const int nvec = static_cast<int>(a.dims[1]) / VEC;
-  const float k = static_cast<float>(a.k), al = static_cast<float>(a.a), beta = static_cast<float>(a.beta),
-              tab = static_cast<float>(a.two_a_beta);
-  const float blend_alpha = static_cast<float>(a.blend_alpha), blend_beta = static_cast<float>(a.blend_beta);
-  const int kind = pow_kind(a.beta);
+  const float k = a.kf, al = a.af, beta = a.betaf, tab = a.two_a_beta_f, blend_alpha = a.blend_alpha_f,
+              blend_beta = a.blend_beta_f;
+  const int kind = a.kind;
   const int out_op = BWD ? LrnArgs::kDx : LrnArgs::kY;
   const uint64_t step = static_cast<uint64_t>(gridDim.x) * warps * kGroups * R;
-  for (uint64_t base = (static_cast<uint64_t>(blockIdx.x) * warps + (threadIdx.x >> 5)) * kGroups * R;
-       base < positions; base += step) {
+  // The rows of the step at `base`: x (and dy) vectors, output offsets.
+  struct Rows {
     P px[R][NV], pd[BWD ? R : 1][NV];
     int64_t out_off[R];
     bool row_ok[R];
+  };
+  auto load_rows = [&](uint64_t base, Rows &s) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const uint64_t p = base + static_cast<uint64_t>(r) * kGroups + sub;
-      row_ok[r] = p < positions;
-      const Offsets off = position_offsets32(a, row_ok[r] ? static_cast<uint32_t>(p) : 0u);
-      out_off[r] = off.o[out_op];
+      s.row_ok[r] = p < positions;
+      const Offsets off = position_offsets32(a, s.row_ok[r] ? static_cast<uint32_t>(p) : 0u);
+      s.out_off[r] = off.o[out_op];
       const P *xp = reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX]);
       const P *dp = BWD ? reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy])
                         : nullptr;
 #pragma unroll
       for (int kk = 0; kk < NV; ++kk)
-        if (row_ok[r] && g + G * kk < nvec) {
-          px[r][kk] = xp[g + G * kk];
-          if constexpr (BWD) pd[r][kk] = dp[g + G * kk];
+        if (s.row_ok[r] && g + G * kk < nvec) {
+          s.px[r][kk] = xp[g + G * kk];
+          if constexpr (BWD) s.pd[r][kk] = dp[g + G * kk];
         }
     }
-    // Every load of the step is issued above, before the first use below.
+  };
+  uint64_t base = (static_cast<uint64_t>(blockIdx.x) * warps + (threadIdx.x >> 5)) * kGroups * R;
+  Rows cur;
+  if (base < positions) load_rows(base, cur);
+  for (; base < positions; base += step) {
+    Rows next;
+    if (base + step < positions) load_rows(base + step, next);
+    // Every load of the step (and the next step's) is issued above, before the first use below.
     float x[R][NV][VEC], dy[BWD ? R : 1][NV][VEC];
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int kk = 0; kk < NV; ++kk) {
-        const bool ok = row_ok[r] && g + G * kk < nvec;
+        const bool ok = cur.row_ok[r] && g + G * kk < nvec;
 #pragma unroll
         for (int i = 0; i < VEC; ++i) {
-          x[r][kk][i] = ok ? to_compute<T, float>(px[r][kk].v[i]) : 0.0f;
-          if constexpr (BWD) dy[r][kk][i] = ok ? to_compute<T, float>(pd[r][kk].v[i]) : 0.0f;
+          x[r][kk][i] = ok ? to_compute<T, float>(cur.px[r][kk].v[i]) : 0.0f;
+          if constexpr (BWD) dy[r][kk][i] = ok ? to_compute<T, float>(cur.pd[r][kk].v[i]) : 0.0f;
         }
       }
 #pragma unroll
@@ -806,22 +744,29 @@ __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
 #pragma unroll
         for (int i = 0; i < VEC; ++i) w[kk][i] = x[r][kk][i] * x[r][kk][i];
       window_sums<G, NV, VEC, BEHIND, AHEAD>(w, res, g);  // res: sums of squares
+      // The powers of a row's vector at once (neg_pow_all: one branch on kind).
       if constexpr (!BWD) {
 #pragma unroll
-        for (int kk = 0; kk < NV; ++kk)
+        for (int kk = 0; kk < NV; ++kk) {
 #pragma unroll
-          for (int i = 0; i < VEC; ++i) res[kk][i] = x[r][kk][i] * neg_pow<float>(k + al * res[kk][i], beta, kind);
+          for (int i = 0; i < VEC; ++i) res[kk][i] = k + al * res[kk][i];
+          neg_pow_all<VEC>(res[kk], beta, kind);
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) res[kk][i] = x[r][kk][i] * res[kk][i];
+        }
       } else {
         // dx(c) = dy(c) P(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} dy(j) x(j) P(j) / S(j).
 #pragma unroll
         for (int kk = 0; kk < NV; ++kk) {
           const bool ok = g + G * kk < nvec;
+          float pw[VEC];
+#pragma unroll
+          for (int i = 0; i < VEC; ++i) res[kk][i] = k + al * res[kk][i];
+          neg_pow_pair_all<VEC>(res[kk], pw, beta, kind);  // res: S^(-beta-1)
 #pragma unroll
           for (int i = 0; i < VEC; ++i) {
-            float pw, pos;
-            neg_pow_pair<float>(k + al * res[kk][i], beta, kind, pw, pos);
-            w[kk][i] = ok ? dy[r][kk][i] * x[r][kk][i] * pos : 0.0f;
-            dy[r][kk][i] *= pw;
+            w[kk][i] = ok ? dy[r][kk][i] * x[r][kk][i] * res[kk][i] : 0.0f;
+            dy[r][kk][i] *= pw[i];
           }
         }
         window_sums<G, NV, VEC, AHEAD, BEHIND>(w, res, g);
@@ -830,8 +775,8 @@ __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
 #pragma unroll
           for (int i = 0; i < VEC; ++i) res[kk][i] = dy[r][kk][i] - tab * x[r][kk][i] * res[kk][i];
       }
-      if (!row_ok[r]) continue;
-      P *op = reinterpret_cast<P *>(static_cast<T *>(a.ptr[out_op]) + out_off[r]);
+      if (!cur.row_ok[r]) continue;
+      P *op = reinterpret_cast<P *>(static_cast<T *>(a.ptr[out_op]) + cur.out_off[r]);
 #pragma unroll
       for (int kk = 0; kk < NV; ++kk) {
         if (g + G * kk >= nvec) continue;
@@ -848,39 +793,41 @@ __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
         op[g + G * kk] = o;
       }
     }
+    cur = next;
   }
 }
 
-// FREEDNN_LRN_TUNE (for measurements), comma-separated: "old" (the
-// shared-memory row kernels instead of the register ones), "r2" (two sets of
-// rows per warp and step instead of one for rows of 17..64 vectors). H100,
-// NHWC 32x256x56x56 n = 5, GB/s fwd / bwd (bench_lrn.c's bytes; copy 2700):
-// old 1884 / 1912, r2 2559 / 3173, one set 2596 / 3413 for f32; f16 956 /
-// 1059, 1666 / 1895, 1678 / 2462. More warps in flight (40 registers per
-// thread against 61 for f32 forward) beat more rows per warp.
-struct LrnTune {
-  bool old = false, r2 = false;
-};
-const LrnTune &lrn_tune() {
-  static const LrnTune t = [] {
-    LrnTune r;
-    const char *e = std::getenv("FREEDNN_LRN_TUNE");
-    const std::string s = e ? e : "";
-    r.old = s.find("old") != std::string::npos;
-    r.r2 = s.find("r2") != std::string::npos;
-    return r;
-  }();
-  return t;
+// FREEDNN_LRN_TUNE (lrn_args.hpp): "old" (the shared-memory row kernels
+// instead of the register ones), "r2" (two sets of rows per warp and step
+// instead of one for rows of 17..64 vectors). H100, NHWC 32x256x56x56 n = 5,
+// GB/s fwd / bwd (bench_lrn.c's bytes; copy 2700): old 1884 / 1912, r2 2559
+// / 3173, one set 2596 / 3413 for f32; f16 956 / 1059, 1666 / 1895, 1678 /
+// 2462 (all with a grid covering every row once). More warps in flight (40
+// registers per thread against 61 for f32 forward) beat more rows per warp.
+template <class T, int G, int NV, int R, int BEHIND, int AHEAD, bool BWD>
+void launch_cross_regs_kernel(const LrnArgs &a, cudaStream_t s) {
+  constexpr int kThreads = 256, kRowsPerBlock = kThreads / G * R;
+  const int64_t blocks = (a.positions + kRowsPerBlock - 1) / kRowsPerBlock;
+  int64_t grid = std::min<int64_t>(blocks, int64_t{1} << 30);
+  if (sizeof(T) == 2 && !lrn_tune().nopf && !lrn_tune().old16) {
+    // Persistent: as many blocks as fit on the device at once.
+    static const int per_sm = [] {
+      int n = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, BWD>,
+                                                        kThreads, 0) != cudaSuccess)
+        (void)cudaGetLastError();
+      return std::max(n, 1);
+    }();
+    grid = std::min<int64_t>(grid, int64_t{per_sm} * sm_count());
+  }
+  cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, BWD><<<static_cast<unsigned>(grid), kThreads, 0, s>>>(a);
+  check_launch(BWD ? "lrn cross_regs_kernel backward" : "lrn cross_regs_kernel forward");
 }
 
 template <class T, int G, int NV, int R, int BEHIND, int AHEAD>
 void launch_cross_regs_config(const LrnArgs &a, cudaStream_t s) {
-  constexpr int kThreads = 256, kRowsPerBlock = kThreads / G * R;
-  const int64_t blocks = (a.positions + kRowsPerBlock - 1) / kRowsPerBlock;
-  const unsigned grid = static_cast<unsigned>(std::min<int64_t>(blocks, int64_t{1} << 30));
-  if (a.backward) cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, true><<<grid, kThreads, 0, s>>>(a);
-  else cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, false><<<grid, kThreads, 0, s>>>(a);
-  check_launch(a.backward ? "lrn cross_regs_kernel backward" : "lrn cross_regs_kernel forward");
+  if (a.backward) launch_cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, true>(a, s);
+  else launch_cross_regs_kernel<T, G, NV, R, BEHIND, AHEAD, false>(a, s);
 }
 
 template <class T, int BEHIND, int AHEAD>
@@ -928,6 +875,7 @@ void launch_typed(const LrnArgs &a, cudaStream_t s) {
   constexpr int kThreads = 256;
   if (a.cross) {
     if (launch_cross_regs<T, C>(a, s)) return;
+    if (launch_lrn_planes(a, s)) return;
     if (launch_cross_rows<T, C>(a, s)) return;
     const int64_t chunks = (a.dims[1] + a.chunk - 1) / a.chunk;
     const bool window = (a.behind == 2 && a.ahead == 2) || (a.behind == 1 && a.ahead == 1);
@@ -962,13 +910,38 @@ void launch_typed(const LrnArgs &a, cudaStream_t s) {
 
 }  // namespace
 
+const LrnTune &lrn_tune() {
+  static const LrnTune t = [] {
+    LrnTune r;
+    const auto has = [](const char *word) { return env_has_word("FREEDNN_LRN_TUNE", word); };
+    r.old = has("old");
+    r.r2 = has("r2");
+    r.old16 = has("old16");
+    r.old32 = has("old32");
+    r.nopf = has("nopf");
+    r.v8 = has("v8");
+    for (int c : {16, 32, 64})
+      if (has(("c" + std::to_string(c)).c_str())) r.chunk = c;
+    return r;
+  }();
+  return t;
+}
+
 size_t lrn_scratch_bytes(const LrnArgs &a) {
   if (a.cross || !a.backward) return 0;
   return 2 * static_cast<size_t>(a.count) * (a.compute_double ? sizeof(double) : sizeof(float));
 }
 
-void launch_lrn(const LrnArgs &a, void *stream) {
+void launch_lrn(const LrnArgs &args, void *stream) {
   cudaStream_t s = as_stream(stream);
+  LrnArgs a = args;
+  a.kf = static_cast<float>(a.k);
+  a.af = static_cast<float>(a.a);
+  a.betaf = static_cast<float>(a.beta);
+  a.two_a_beta_f = static_cast<float>(a.two_a_beta);
+  a.blend_alpha_f = static_cast<float>(a.blend_alpha);
+  a.blend_beta_f = static_cast<float>(a.blend_beta);
+  a.kind = pow_kind(a.beta);
   switch (a.dtype) {
     case CUDNN_DATA_FLOAT: launch_typed<float, float>(a, s); break;
     case CUDNN_DATA_DOUBLE: launch_typed<double, double>(a, s); break;

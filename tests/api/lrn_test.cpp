@@ -16,6 +16,7 @@
 #include "common/buffer.hpp"
 #include "common/engine_handles.hpp"
 #include "common/expect_status.hpp"
+#include "common/lrn_desc.hpp"
 #include "common/lrn_reference.hpp"
 #include "common/random.hpp"
 #include "common/tensor_data.hpp"
@@ -406,6 +407,63 @@ TEST(LrnCrossChannelBackward, ChannelsLastRegisterRows) {
       LrnParams p = random_params(rng, false, 4);
       p.n = rng.coin() ? 5 : 3;
       check_backward_case(hs, rng, t, dims, p, vector_gap_channels_last);
+    }
+}
+
+// Half NHWC rows of 256 channels at more positions than the CUDA engine's
+// persistent register-row grid holds at once on an H100 (about 5300 rows
+// forward, 4200 backward): its warps take several steps, each loading the
+// next step's rows before writing the current ones. GPU handles only (about
+// 3 s on a 2-core CPU, where nothing of the sort exists).
+TEST(LrnCrossChannelForward, ChannelsLastPersistentRows) {
+  if (!gpu_mode()) GTEST_SKIP() << "a test of the CUDA engine's persistent grid";
+  EngineHandles hs;
+  Rng rng(test_seed(312));
+  const LrnParams p{false, 5, 2.0, 0.75, 2.0};
+  check_forward_case(hs, rng, CUDNN_DATA_HALF, {2, 256, 48, 64}, p, packed_channels_last);
+}
+
+TEST(LrnCrossChannelBackward, ChannelsLastPersistentRows) {
+  if (!gpu_mode()) GTEST_SKIP() << "a test of the CUDA engine's persistent grid";
+  EngineHandles hs;
+  Rng rng(test_seed(313));
+  const LrnParams p{false, 5, 2.0, 0.75, 2.0};
+  check_backward_case(hs, rng, CUDNN_DATA_HALF, {2, 256, 48, 64}, p, packed_channels_last);
+}
+
+// NCHW-like planes with n = 3 or 5: the CUDA engine's plane kernels (V
+// neighbouring positions of a channel per access along W, or along H x W
+// merged when the planes are packed; 16-, 8- or 4-byte accesses as W, the
+// gaps and the strides allow; channels in chunks, several per line). W a
+// multiple of 8, of 4, of 2 only, odd; planes packed, 8 elements apart
+// (vector path kept), 3 apart (no vector path); 4-d and 5-d.
+std::vector<int64_t> plane_strides(Rng &rng, const std::vector<int64_t> &dims) {
+  return planes_with_gaps(dims, rng.pick(std::vector<int64_t>{0, 0, 8, 3}));
+}
+
+const std::vector<std::vector<int64_t>> kPlaneShapes = {
+    {2, 8, 3, 8},  {1, 70, 2, 16}, {2, 5, 4, 4},    {1, 3, 3, 6},     {3, 2, 2, 7},
+    {1, 130, 1, 24}, {2, 17, 7, 7}, {1, 33, 14, 14}, {1, 1, 2, 8},     {2, 9, 2, 2, 8}};
+
+TEST(LrnCrossChannelForward, PlaneVectors) {
+  EngineHandles hs;
+  Rng rng(test_seed(310));
+  for (const auto &dims : kPlaneShapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}) {
+      LrnParams p = random_params(rng, false, static_cast<int>(dims.size()));
+      p.n = rng.coin() ? 5 : 3;
+      check_forward_case(hs, rng, t, dims, p, plane_strides);
+    }
+}
+
+TEST(LrnCrossChannelBackward, PlaneVectors) {
+  EngineHandles hs;
+  Rng rng(test_seed(311));
+  for (const auto &dims : kPlaneShapes)
+    for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF}) {
+      LrnParams p = random_params(rng, false, static_cast<int>(dims.size()));
+      p.n = rng.coin() ? 5 : 3;
+      check_backward_case(hs, rng, t, dims, p, plane_strides);
     }
 }
 

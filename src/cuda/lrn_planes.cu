@@ -1,0 +1,389 @@
+// Cross-channel LRN along planes (cuda.lrn): every operand's innermost dim
+// (after merging trailing dims that are contiguous in every operand) has
+// stride 1, so V neighbouring positions of one channel are one 16-, 8- or
+// 4-byte access (NCHW: V elements along W).
+//
+// A thread takes V positions and a chunk of channels (neighbouring warps:
+// the chunks of the same 32 x V positions, so that their halo channels are
+// cache hits). The channels it needs stream through a ring of its own in
+// shared memory, filled by cp.async PF accesses ahead of use: the bytes in
+// flight cost no registers. (The scalar window kernels of lrn_kernels.cu,
+// one position per thread with eight 2-byte loads in registers, reached
+// 0.36 / 0.51 of copy for NCHW f16 32x256x56x56 forward / backward on the
+// H100: too few bytes in flight per multiprocessor.) The window's x, and
+// backward's r = dy x S^(-beta-1) and q = dy S^-beta, stay in registers as
+// floats; each window sum is a direct sum in float (no running sums, so
+// large values leave no residue).
+//
+// A thread reads only ring slots it filled itself: cp.async.wait_group
+// orders them and no barrier is needed. Every element is loaded before the
+// thread writes at its channel; in place runs with one chunk per line, as
+// in lrn_kernels.cu.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "cuda/cuda_util.hpp"
+#include "cuda/lrn_args.hpp"
+#include "cuda/lrn_device.cuh"
+
+namespace fdnn::cuda {
+namespace {
+
+using namespace lrn_detail;
+
+constexpr int kPlaneThreads = 128;
+constexpr int kFwdSlots = 8, kFwdAhead = 7;     // ring slots, accesses in flight
+constexpr int kBwdSlots = 16, kBwdAhead = 12;   // per operand (x, dy)
+constexpr int kFwdUnroll = 1, kBwdUnroll = 1;  // channels per loop body
+constexpr int kFwdMinBlocks = 4, kBwdMinBlocks = 3;  // per SM (__launch_bounds__)
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Lanes {
+  T v[V];
+};
+
+// cp.async of B = 4, 8 or 16 bytes into shared address `saddr`, zeros when
+// !valid (the channels outside [0, C) read as zeros without a branch). The
+// "memory" clobbers (which cuda/cp_async.cuh's helpers lack: its users
+// put a barrier between wait and read) keep the compiler from moving the
+// ring's plain shared-memory reads above the wait.
+template <int B>
+__device__ inline void cp_async_bytes(uint32_t saddr, const void *g, bool valid) {
+  if constexpr (B == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(g), "r"(valid ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(saddr), "l"(g), "n"(B),
+                 "r"(valid ? B : 0)
+                 : "memory");
+}
+__device__ inline void commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void wait_group() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+template <class T, int V>
+__device__ inline void to_floats(const Lanes<T, V> &l, float (&f)[V]) {
+#pragma unroll
+  for (int e = 0; e < V; ++e) f[e] = to_compute<T, float>(l.v[e]);
+}
+
+// out = alpha v + beta out (out read only when beta != 0), rounded to T.
+template <class T, int V>
+__device__ inline void store_blended(T *p, float (&v)[V], float alpha, float beta) {
+  using L = Lanes<T, V>;
+  L *q = reinterpret_cast<L *>(p);
+  if (beta != 0.0f) {
+    float prior[V];
+    to_floats<T, V>(*q, prior);
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = alpha * v[e] + beta * prior[e];
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] *= alpha;
+  }
+  L o;
+  if constexpr (std::is_same_v<T, __half>) {
+#pragma unroll
+    for (int e = 0; e < V; e += 2) *reinterpret_cast<__half2 *>(&o.v[e]) = __floats2half2_rn(v[e], v[e + 1]);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+#pragma unroll
+    for (int e = 0; e < V; e += 2)
+      *reinterpret_cast<__nv_bfloat162 *>(&o.v[e]) = __floats2bfloat162_rn(v[e], v[e + 1]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) o.v[e] = v[e];
+  }
+  *q = o;
+}
+
+// The thread's V positions and channel chunk; false past the last position.
+struct PlaneWork {
+  int64_t vp, c0, c1;
+};
+__device__ inline bool plane_work(const LrnArgs &a, int64_t vpos, int chunk, PlaneWork &w) {
+  const int64_t chunks = (a.dims[1] + chunk - 1) / chunk;
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t warp = t >> 5;
+  w.vp = (warp / chunks) * 32 + (t & 31);
+  w.c0 = (warp % chunks) * chunk;
+  w.c1 = min(a.dims[1], w.c0 + chunk);
+  return w.vp < vpos;
+}
+
+template <class T, int V, int BEHIND, int AHEAD>
+__global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(LrnArgs a, int64_t vpos, int chunk) {
+  using L = Lanes<T, V>;
+  constexpr int N = BEHIND + AHEAD + 1, D = kFwdSlots, PF = kFwdAhead;
+  static_assert(PF < D, "a slot is refilled only after its read");
+  extern __shared__ __align__(16) unsigned char lrn_planes_ring[];
+  PlaneWork w;
+  if (!plane_work(a, vpos, chunk, w)) return;
+  const Offsets off = position_offsets(a, w.vp * V);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1], C_ = a.dims[1];
+  // Access i: x at channel c0 - BEHIND + i, into slot i % D. Slot s of this
+  // thread is word s * kPlaneThreads + threadIdx.x (a warp's accesses are
+  // consecutive words: no bank conflicts).
+  const int loads = static_cast<int>(w.c1 - w.c0) + N - 1;
+  const L *ring = reinterpret_cast<const L *>(lrn_planes_ring) + threadIdx.x;
+  const uint32_t ring_addr = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
+  constexpr uint32_t slot_bytes = kPlaneThreads * sizeof(L);
+  auto issue = [&](int i) {
+    if (i < loads) {
+      const int64_t c = w.c0 - BEHIND + i;
+      const bool ok = c >= 0 && c < C_;
+      cp_async_bytes<sizeof(L)>(ring_addr + (i % D) * slot_bytes, ok ? x + c * xs : x, ok);
+    }
+    commit_group();  // empty groups past the end keep the count uniform
+  };
+#pragma unroll
+  for (int i = 0; i < PF; ++i) issue(i);
+  const float k = a.kf, al = a.af, beta = a.betaf, blend_alpha = a.blend_alpha_f, blend_beta = a.blend_beta_f;
+  const int kind = a.kind;
+  float xw[N][V] = {};  // x of the last N accesses
+  for (int i0 = 0; i0 < loads; i0 += kFwdUnroll) {
+#pragma unroll
+    for (int u = 0; u < kFwdUnroll; ++u) {
+      const int i = i0 + u;
+      if (i >= loads) break;
+      issue(i + PF);
+      wait_group<PF>();  // access i has landed
+      const L v = ring[(i % D) * kPlaneThreads];
+#pragma unroll
+      for (int j = 0; j + 1 < N; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) xw[j][e] = xw[j + 1][e];
+      to_floats<T, V>(v, xw[N - 1]);
+      if (i < N - 1) continue;
+      // Channel c0 + i - (N - 1): its window is xw[0 .. N-1], x at xw[BEHIND].
+      float out[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int j = 0; j < N; ++j) acc += xw[j][e] * xw[j][e];
+        out[e] = k + al * acc;
+      }
+      neg_pow_all<V>(out, beta, kind);
+#pragma unroll
+      for (int e = 0; e < V; ++e) out[e] = xw[BEHIND][e] * out[e];
+      store_blended<T, V>(y + (w.c0 + i - (N - 1)) * ys, out, blend_alpha, blend_beta);
+    }
+  }
+}
+
+// dx(c) = q(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} r(j),
+// q(j) = dy(j) P(j), r(j) = dy(j) x(j) P(j) / S(j), P = S^-beta,
+// S(j) = k + a sum_{i = j - BEHIND}^{j + AHEAD} x(i)^2 (y recomputed from x, as cuDNN does).
+template <class T, int V, int BEHIND, int AHEAD>
+__global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(LrnArgs a, int64_t vpos, int chunk) {
+  using L = Lanes<T, V>;
+  constexpr int H = BEHIND + AHEAD, N = H + 1, D = kBwdSlots, PF = kBwdAhead;
+  static_assert(PF + AHEAD < D, "dy of access i - AHEAD is still in its slot at access i");
+  extern __shared__ __align__(16) unsigned char lrn_planes_ring[];
+  PlaneWork w;
+  if (!plane_work(a, vpos, chunk, w)) return;
+  const Offsets off = position_offsets(a, w.vp * V);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  const T *dy = static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy];
+  T *dx = static_cast<T *>(a.ptr[LrnArgs::kDx]) + off.o[LrnArgs::kDx];
+  const int64_t xs = a.strides[LrnArgs::kX][1], dys = a.strides[LrnArgs::kDy][1],
+                dxs = a.strides[LrnArgs::kDx][1], C_ = a.dims[1];
+  // Access i: channel c0 - H + i; x into slot i % D, dy into slot D + i % D
+  // (dy only for the channels [c0 - AHEAD, c1 + BEHIND) whose r the chunk needs).
+  const int loads = static_cast<int>(w.c1 - w.c0) + 2 * H;
+  const L *ring = reinterpret_cast<const L *>(lrn_planes_ring) + threadIdx.x;
+  const uint32_t ring_addr = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
+  constexpr uint32_t slot_bytes = kPlaneThreads * sizeof(L);
+  auto issue = [&](int i) {
+    if (i < loads) {
+      const int64_t c = w.c0 - H + i;
+      const bool ok = c >= 0 && c < C_;
+      const bool ok_dy = ok && c >= w.c0 - AHEAD && c < w.c1 + BEHIND;
+      const uint32_t slot = ring_addr + (i % D) * slot_bytes;
+      cp_async_bytes<sizeof(L)>(slot, ok ? x + c * xs : x, ok);
+      cp_async_bytes<sizeof(L)>(slot + D * slot_bytes, ok_dy ? dy + c * dys : dy, ok_dy);
+    }
+    commit_group();
+  };
+#pragma unroll
+  for (int i = 0; i < PF; ++i) issue(i);
+  const float k = a.kf, al = a.af, beta = a.betaf, tab = a.two_a_beta_f, blend_alpha = a.blend_alpha_f,
+              blend_beta = a.blend_beta_f;
+  const int kind = a.kind;
+  // At access i: xw = x of accesses i - H .. i; j = channel of access i - AHEAD
+  // (its window is complete); rw = r of the last N such j, qw = q of the last
+  // BEHIND + 1; output channel c = j - BEHIND (access i - H: x at xw[0]).
+  float xw[N][V] = {}, rw[N][V] = {}, qw[BEHIND + 1][V] = {};
+  for (int i0 = 0; i0 < loads; i0 += kBwdUnroll) {
+#pragma unroll
+    for (int u = 0; u < kBwdUnroll; ++u) {
+      const int i = i0 + u;
+      if (i >= loads) break;
+      issue(i + PF);
+      wait_group<PF>();
+      const L v = ring[(i % D) * kPlaneThreads];
+#pragma unroll
+      for (int j = 0; j + 1 < N; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) xw[j][e] = xw[j + 1][e];
+      to_floats<T, V>(v, xw[N - 1]);
+      if (i < H) continue;  // j < c0 - AHEAD: no output needs its r
+      float d[V];
+      to_floats<T, V>(ring[(D + (i - AHEAD) % D) * kPlaneThreads], d);
+#pragma unroll
+      for (int j = 0; j + 1 < N; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) rw[j][e] = rw[j + 1][e];
+#pragma unroll
+      for (int j = 0; j < BEHIND; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) qw[j][e] = qw[j + 1][e];
+      float sv[V], pw[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        float acc = 0.0f;
+#pragma unroll
+        for (int j = 0; j < N; ++j) acc += xw[j][e] * xw[j][e];
+        sv[e] = k + al * acc;
+      }
+      neg_pow_pair_all<V>(sv, pw, beta, kind);  // sv: S^(-beta-1)
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        rw[N - 1][e] = d[e] * xw[BEHIND][e] * sv[e];
+        qw[BEHIND][e] = d[e] * pw[e];
+      }
+      if (i < 2 * H) continue;
+      float out[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        float sr = 0.0f;
+#pragma unroll
+        for (int j = 0; j < N; ++j) sr += rw[j][e];
+        out[e] = qw[0][e] - tab * xw[0][e] * sr;
+      }
+      store_blended<T, V>(dx + (w.c0 + i - 2 * H) * dxs, out, blend_alpha, blend_beta);
+    }
+  }
+}
+
+template <class T, int V, int BEHIND, int AHEAD>
+void launch_planes(const LrnArgs &a, int64_t vpos, int chunk, cudaStream_t s) {
+  const int64_t chunks = (a.dims[1] + chunk - 1) / chunk;
+  const int64_t threads = (vpos + 31) / 32 * 32 * chunks;
+  const unsigned blocks = static_cast<unsigned>((threads + kPlaneThreads - 1) / kPlaneThreads);
+  constexpr size_t slot = sizeof(Lanes<T, V>) * kPlaneThreads;
+  if (a.backward) {
+    constexpr size_t smem = 2 * kBwdSlots * slot;
+    check_cuda(cudaFuncSetAttribute(planes_backward<T, V, BEHIND, AHEAD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)),
+               "cudaFuncSetAttribute of lrn planes_backward");
+    planes_backward<T, V, BEHIND, AHEAD><<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk);
+    check_launch("lrn planes_backward");
+  } else {
+    constexpr size_t smem = kFwdSlots * slot;
+    planes_forward<T, V, BEHIND, AHEAD><<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk);
+    check_launch("lrn planes_forward");
+  }
+}
+
+template <class T, int V>
+void launch_planes_window(const LrnArgs &a, int64_t vpos, int chunk, cudaStream_t s) {
+  if (a.behind == 2) launch_planes<T, V, 2, 2>(a, vpos, chunk, s);
+  else launch_planes<T, V, 1, 1>(a, vpos, chunk, s);
+}
+
+template <class T>
+void launch_planes_typed(const LrnArgs &a, int v_bytes, int64_t vpos, int chunk, cudaStream_t s) {
+  constexpr int E = static_cast<int>(sizeof(T));
+  if (v_bytes == 16) launch_planes_window<T, 16 / E>(a, vpos, chunk, s);
+  else if constexpr (E <= 4) {
+    if (v_bytes == 8) launch_planes_window<T, 8 / E>(a, vpos, chunk, s);
+    else if constexpr (E == 2) launch_planes_window<T, 2>(a, vpos, chunk, s);
+  }
+}
+
+}  // namespace
+
+bool launch_lrn_planes(const LrnArgs &args, void *stream) {
+  const LrnTune &tune = lrn_tune();
+  if (!args.cross || args.count == 0) return false;
+  const int type_bytes = args.dtype == CUDNN_DATA_FLOAT ? 4
+                         : args.dtype == CUDNN_DATA_HALF || args.dtype == CUDNN_DATA_BFLOAT16 ? 2
+                                                                                               : 0;
+  if (type_bytes == 0 || tune.old_paths(type_bytes)) return false;
+  if (!((args.behind == 2 && args.ahead == 2) || (args.behind == 1 && args.ahead == 1))) return false;
+  const int ops_fwd[] = {LrnArgs::kX, LrnArgs::kY}, ops_bwd[] = {LrnArgs::kX, LrnArgs::kDy, LrnArgs::kDx};
+  const int *ops = args.backward ? ops_bwd : ops_fwd;
+  const int n_ops = args.backward ? 3 : 2;
+  // Trailing dims (past C) that are contiguous in every operand become one.
+  LrnArgs a = args;
+  while (a.rank > 3) {
+    const int d = a.rank - 1;
+    bool merge = true;
+    for (int o = 0; o < n_ops; ++o)
+      if (a.strides[ops[o]][d - 1] != a.strides[ops[o]][d] * a.dims[d]) merge = false;
+    if (!merge) break;
+    a.dims[d - 1] *= a.dims[d];
+    for (int o = 0; o < n_ops; ++o) a.strides[ops[o]][d - 1] = a.strides[ops[o]][d];
+    --a.rank;
+  }
+  const int last = a.rank - 1;
+  if (last < 2) return false;
+  for (int o = 0; o < n_ops; ++o)
+    if (a.strides[ops[o]][last] != 1) return false;
+  // The widest access (16, 8 or 4 bytes, at least 2 elements) that the
+  // innermost dim, every other stride and every pointer allow.
+  int v_bytes = 0;
+  for (int vb : {16, 8, 4}) {
+    if (tune.v8 && vb == 16) continue;
+    const int v = vb / type_bytes;
+    if (v < 2 || a.dims[last] % v != 0) continue;
+    bool ok = true;
+    for (int o = 0; o < n_ops && ok; ++o) {
+      if (!aligned_to(a.ptr[ops[o]], static_cast<size_t>(vb))) ok = false;
+      for (int d = 0; d < last; ++d)
+        if (a.dims[d] > 1 && a.strides[ops[o]][d] % v != 0) ok = false;
+    }
+    if (ok) {
+      v_bytes = vb;
+      break;
+    }
+  }
+  if (v_bytes == 0) return false;
+  const int64_t vpos = a.positions / (v_bytes / type_bytes);
+  const int64_t C_ = a.dims[1];
+  // Channels per thread: one chunk per line in place (see the top), else the
+  // longest of 64, 32, 16 that still gives 1024 threads per SM forward, 256
+  // backward (whose threads hold more registers). Each chunk re-reads its
+  // halo channels (cache hits): backward, with twice the halo, gains from
+  // longer chunks. H100, NCHW f16 32x256x56x56, GB/s (copy about 2750):
+  // backward 2725-2740 with 64 channels (the default), 2259 with 16;
+  // forward 2010-2099 with 16 (the default), 2038 with 64: within the
+  // spread of two runs. 8-byte accesses ("v8"): 1979 / 2290.
+  const void *out = a.ptr[a.backward ? LrnArgs::kDx : LrnArgs::kY];
+  const bool in_place = out == a.ptr[LrnArgs::kX] || (a.backward && out == a.ptr[LrnArgs::kDy]);
+  int64_t chunk = 64;
+  if (tune.chunk > 0) chunk = tune.chunk;
+  else
+    while (chunk > 16 && vpos * ((C_ + chunk - 1) / chunk) < int64_t{a.backward ? 256 : 1024} * sm_count())
+      chunk /= 2;
+  if (in_place || chunk > C_) chunk = C_;
+  if (C_ >= (int64_t{1} << 31) || (vpos + 31) / 32 * 32 * ((C_ + chunk - 1) / chunk) >= (int64_t{1} << 38))
+    return false;
+  cudaStream_t s = as_stream(stream);
+  const int ch = static_cast<int>(chunk);
+  if (args.dtype == CUDNN_DATA_FLOAT) launch_planes_typed<float>(a, v_bytes, vpos, ch, s);
+  else if (args.dtype == CUDNN_DATA_HALF) launch_planes_typed<__half>(a, v_bytes, vpos, ch, s);
+  else launch_planes_typed<__nv_bfloat16>(a, v_bytes, vpos, ch, s);
+  return true;
+}
+
+}  // namespace fdnn::cuda
