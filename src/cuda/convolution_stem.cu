@@ -444,25 +444,6 @@ bool stem_occ3() {
 // never lowers the limit another plan launches with.
 constexpr size_t kMaxBlockSmem = 200 * 1024;
 
-// Sets `kernel`'s shared-memory limit and returns how many persistent
-// blocks of `smem` bytes fill the device (at most `tiles`). Called when a
-// plan is made, not per launch.
-int persistent_blocks(const void *kernel, size_t smem, int tiles) {
-  int dev = 0, optin = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
-  const size_t limit = std::min(kMaxBlockSmem, static_cast<size_t>(optin));
-  if (smem > limit)
-    fail(CUDNN_STATUS_NOT_SUPPORTED, "the stem kernel needs ", smem, " bytes of shared memory; this device allows ", limit);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
-             "cudaFuncSetAttribute");
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (per_sm < 1) per_sm = 1;
-  const int64_t slots = int64_t{sm_count()} * per_sm;
-  return static_cast<int>(tiles < slots ? tiles : slots);
-}
 
 // The forward's kernel for a problem (type, Kg 32 / 64, blocks per
 // multiprocessor it is compiled for).
@@ -515,6 +496,23 @@ WgradKernel wgrad_kernel(ConvTypes t, int K, int D) {
 
 }  // namespace
 
+int stem_persistent_blocks(const void *kernel, int threads, size_t smem, int tiles) {
+  int dev = 0, optin = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
+  const size_t limit = std::min(kMaxBlockSmem, static_cast<size_t>(optin));
+  if (smem > limit)
+    fail(CUDNN_STATUS_NOT_SUPPORTED, "the stem kernel needs ", smem, " bytes of shared memory; this device allows ", limit);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),
+             "cudaFuncSetAttribute");
+  int per_sm = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (per_sm < 1) per_sm = 1;
+  const int64_t slots = int64_t{sm_count()} * per_sm;
+  return static_cast<int>(tiles < slots ? tiles : slots);
+}
+
 bool conv_stem_applies(const ConvArgs &a, ConvTypes t) {
   if (!stem_enabled() || a.dir != kConvFwd || !stem_shape_applies(a, t)) return false;
   const StemParams p = stem_params(a);
@@ -530,7 +528,7 @@ bool conv_stem_wgrad_applies(const ConvArgs &a, ConvTypes t) {
 size_t conv_stem_wgrad_scratch(const ConvArgs &a, ConvTypes t, int *blocks) {
   const StemParams p = stem_params(a);
   const size_t smem = wgrad_smem_bytes(p.K, p.D, p.PH, p.PWC);
-  *blocks = persistent_blocks(reinterpret_cast<const void *>(wgrad_kernel(t, p.K, p.D)), smem, p.tiles);
+  *blocks = stem_persistent_blocks(reinterpret_cast<const void *>(wgrad_kernel(t, p.K, p.D)), kThreads, smem, p.tiles);
   return size_t(*blocks) * p.K * p.D * sizeof(float);
 }
 
@@ -551,7 +549,7 @@ void launch_conv_stem_wgrad(const ConvArgs &a, ConvTypes t, int blocks, void *pa
 int conv_stem_fwd_blocks(const ConvArgs &a, ConvTypes t) {
   const StemParams p = stem_params(a);
   const size_t smem = stem_layout(p.K, p.D, p.PH, p.PWC).total;
-  return persistent_blocks(reinterpret_cast<const void *>(fwd_kernel(t, p.K)), smem, p.tiles);
+  return stem_persistent_blocks(reinterpret_cast<const void *>(fwd_kernel(t, p.K)), kThreads, smem, p.tiles);
 }
 
 void launch_conv_stem_fwd(const ConvArgs &a, ConvTypes t, int blocks, void *stream) {

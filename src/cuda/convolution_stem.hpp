@@ -9,6 +9,14 @@
 
 namespace fdnn::cuda {
 
+// For the few-channel kernels' plans (forward, filter gradient here, data
+// gradient in convolution_stem_dgrad.cu): sets `kernel`'s dynamic
+// shared-memory limit to one fixed value (200 KB, or the device's opt-in
+// maximum if lower, so that no plan lowers another's) and returns how many
+// persistent blocks of `threads` threads and `smem` bytes fill the device,
+// at most `tiles`. Fails with NOT_SUPPORTED when smem exceeds the limit.
+int stem_persistent_blocks(const void *kernel, int threads, size_t smem, int tiles);
+
 // Whether conv_stem_fwd runs a (forward) problem: HALF / BFLOAT16 in and out,
 // one group, Cg <= 4, Kg 32 or 64, 1-2 spatial dims, filters up to 7x7,
 // dilation 1, x channels-innermost with its pixels packed (xs[1] == 1,

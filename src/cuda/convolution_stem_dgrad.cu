@@ -53,6 +53,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cuda/convolution_stem.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/mma_sync.cuh"
 #include "cuda/storage_types.cuh"
@@ -294,8 +295,11 @@ size_t smem_bytes(const DgradParams &p) {
 // the other's mma's) or, with FREEDNN_CONV_STEM_DGRAD_BUFS=2, 2 (one block
 // per multiprocessor, the next tile's copy during this tile's mma's).
 int patch_buffers() {
-  const char *v = std::getenv("FREEDNN_CONV_STEM_DGRAD_BUFS");
-  return v != nullptr && std::strcmp(v, "2") == 0 ? 2 : 1;
+  static const int buffers = [] {
+    const char *v = std::getenv("FREEDNN_CONV_STEM_DGRAD_BUFS");
+    return v != nullptr && std::strcmp(v, "2") == 0 ? 2 : 1;
+  }();
+  return buffers;
 }
 
 // The problem's parameters and tile: doubling the row or column groups
@@ -364,24 +368,27 @@ bool conv_stem_dgrad_applies(const ConvArgs &a, ConvTypes t) {
   return smem_bytes(dgrad_params(a)) <= kSmemMax;
 }
 
-void launch_conv_stem_dgrad(const ConvArgs &a, ConvTypes t, void *stream) {
+// The kernel for a problem and its threads per block.
+DgradKernel dgrad_kernel(const ConvArgs &a, ConvTypes t, const DgradParams &p, int *threads) {
+  const int trm = class_rows(a);
+  *threads = 32 * (p.ntasks < kMaxWarps ? p.ntasks : kMaxWarps);
+  return t == ConvTypes::f16 ? kernel_typed<half_bits>(trm) : kernel_typed<bf16_bits>(trm);
+}
+
+int conv_stem_dgrad_blocks(const ConvArgs &a, ConvTypes t) {
+  const DgradParams p = dgrad_params(a);
+  int threads = 0;
+  const DgradKernel kernel = dgrad_kernel(a, t, p, &threads);
+  return stem_persistent_blocks(reinterpret_cast<const void *>(kernel), threads, smem_bytes(p), p.tiles);
+}
+
+void launch_conv_stem_dgrad(const ConvArgs &a, ConvTypes t, int blocks, void *stream) {
   DgradParams p = dgrad_params(a);
   p.dy = a.A, p.w = a.B, p.dx = a.dst;
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
-  const cudaStream_t s = as_stream(stream);
-  const size_t smem = smem_bytes(p);
-  const int trm = class_rows(a);
-  const DgradKernel kernel = t == ConvTypes::f16 ? kernel_typed<half_bits>(trm) : kernel_typed<bf16_bits>(trm);
-  const int warps = p.ntasks < kMaxWarps ? p.ntasks : kMaxWarps, threads = 32 * warps;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-             "cudaFuncSetAttribute");
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (per_sm < 1) per_sm = 1;
-  const int64_t slots = int64_t{sm_count()} * per_sm;
-  const int blocks = static_cast<int>(p.tiles < slots ? p.tiles : slots);
-  kernel<<<blocks, threads, smem, s>>>(p);
+  int threads = 0;
+  const DgradKernel kernel = dgrad_kernel(a, t, p, &threads);
+  kernel<<<blocks, threads, smem_bytes(p), as_stream(stream)>>>(p);
   check_launch("conv_stem_dgrad_kernel");
 }
 

@@ -17,8 +17,11 @@ namespace fdnn::cuda {
 // within shared memory.
 // FREEDNN_CONV_STEM_DGRAD=0 turns it off (read here, when a plan is made).
 bool conv_stem_dgrad_applies(const ConvArgs &a, ConvTypes t);
+// The number of persistent blocks it runs with (pass it to the launch);
+// call when the plan is made: it sets the kernel's shared-memory limit.
+int conv_stem_dgrad_blocks(const ConvArgs &a, ConvTypes t);
 // Runs it (a.A = dy 16-byte aligned, a.B = w, a.dst = dx, alpha / beta);
 // no workspace or scratch, deterministic.
-void launch_conv_stem_dgrad(const ConvArgs &a, ConvTypes t, void *stream);
+void launch_conv_stem_dgrad(const ConvArgs &a, ConvTypes t, int blocks, void *stream);
 
 }  // namespace fdnn::cuda
