@@ -29,12 +29,23 @@
 //                            and so does the filter gradient of the same
 //                            problems (partials per block in the scratch;
 //                            FREEDNN_CONV_STEM_WGRAD=0 keeps the 8-channel
-//                            path).
+//                            path). The HALF / BFLOAT16 data gradient with
+//                            Cg <= 4 and Kg 16-128 (dy channels-innermost)
+//                            runs before the per-pixel kernel on the tensor
+//                            cores, per stride class
+//                            (convolution_stem_dgrad.cu;
+//                            FREEDNN_CONV_STEM_DGRAD=0 keeps the per-pixel
+//                            kernel).
 //                            The mma data gradient with unit strides runs
 //                            as the mma forward of dy with a transformed
 //                            filter (convolution_dgrad_as_fwd.hpp; the
 //                            filter in the scratch, so the workspace
 //                            queries still answer 0).
+//                            The HALF / BFLOAT16 filter gradient of small
+//                            images with a large output (the 512x7 3x3
+//                            layer) runs as im2col chunks + cuBLASLt GEMMs
+//                            in the scratch (convolution_wgrad_gemm.hpp;
+//                            FREEDNN_CONV_WGRAD_GEMM=0 keeps the mma kernel).
 //   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
 //                            then the tiled GEMM on the lowered matrix.
 //   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:
@@ -55,6 +66,8 @@
 #include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_narrow.hpp"
 #include "cuda/convolution_stem.hpp"
+#include "cuda/convolution_stem_dgrad.hpp"
+#include "cuda/convolution_wgrad_gemm.hpp"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
@@ -153,6 +166,10 @@ struct Setup {
   size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
   size_t counts_at = 0, counts = 0;  // the fused split's arrival counts (offset, bytes in the scratch)
   bool narrow = false;          // the few-channel data-gradient kernel
+  // The few-channel data gradient on the tensor cores
+  // (convolution_stem_dgrad.cu), tried first when dy is 16-byte aligned
+  // (FREEDNN_CONV_STEM_DGRAD=0: off).
+  bool stem_dgrad = false;
   // Tensor cores on 8-channel copies (Cg < 8): args8 describes the padded
   // problem; its partials, x8 and w8 (forward) or dw8 (filter gradient)
   // follow the table in the scratch.
@@ -167,7 +184,8 @@ struct Setup {
   // (FREEDNN_CONV_STEM_WGRAD=0: off): its partials at stem_at in the
   // scratch.
   bool stem_wgrad = false;
-  // Either stem kernel's persistent blocks (counted when the plan is made).
+  // The stem kernel's persistent blocks (forward, filter or data gradient;
+  // counted when the plan is made).
   int stem_blocks = 0;
   size_t stem_at = 0;
   // The mma data gradient (unit strides) as the mma forward of dy with the
@@ -178,6 +196,10 @@ struct Setup {
   ConvArgs fwd;
   int fwd_bm = 0, fwd_bn = 0;
   size_t wt_at = 0;
+  // The HALF / BFLOAT16 filter gradient as im2col + cuBLASLt GEMMs
+  // (convolution_wgrad_gemm.hpp) where conv_wgrad_gemm_wanted says it wins;
+  // its scratch from offset 0 (the paths are exclusive).
+  std::shared_ptr<const ConvWgradGemm> wgrad_gemm;
 };
 
 ConvArgs base_args(const ConvGeometry &geo) {
@@ -482,6 +504,9 @@ Setup make_setup(Family f, const graph::Graph &g) {
   // WMMA for the filter gradient; not the narrow and 8-channel paths.
   const bool mixed_bwd = (s.types == ConvTypes::f16_to_f32 || s.types == ConvTypes::bf16_to_f32) &&
                          geo.direction != ConvDirection::forward;
+  s.stem_dgrad = f == Family::implicit_gemm && !mixed_bwd && op.math_type != CUDNN_FMA_MATH &&
+                 conv_stem_dgrad_applies(a, s.types);
+  if (s.stem_dgrad) s.stem_blocks = conv_stem_dgrad_blocks(a, s.types);
   if (f == Family::implicit_gemm && !mixed_bwd && conv_bwd_data_narrow_applies(a, s.types)) {
     s.narrow = true;
     return s;
@@ -537,6 +562,9 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.stem_at = round256(s.table);
     s.scratch = std::max(s.scratch, s.stem_at + conv_stem_wgrad_scratch(a, s.types, &s.stem_blocks));
   }
+  if (f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && conv_wgrad_gemm_wanted(a, s.types))
+    s.wgrad_gemm = ConvWgradGemm::make(a, s.types);
+  if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
   return s;
 }
 
@@ -545,7 +573,10 @@ class Plan final : public ExecutionPlan {
   Plan(const Engine &e, Family f, const graph::Graph &g) : ExecutionPlan(e), family_(f), s_(make_setup(f, g)) {}
   size_t workspace_size() const override { return s_.workspace; }
   size_t scratch_size() const override { return s_.scratch; }
-  std::string detail() const override { return s_.as_fwd ? "data gradient as a forward convolution" : ""; }
+  std::string detail() const override {
+    if (s_.wgrad_gemm) return s_.wgrad_gemm->detail();
+    return s_.as_fwd ? "data gradient as a forward convolution" : "";
+  }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
@@ -562,6 +593,14 @@ class Plan final : public ExecutionPlan {
     if (s_.scratch > 0 && (pack.scratch == nullptr || pack.scratch_size < s_.scratch))
       fail(CUDNN_STATUS_INTERNAL_ERROR, "the plan's scratch memory is missing");
     if (a.split > 1) a.partial = static_cast<char *>(pack.scratch) + s_.table;
+    if (s_.wgrad_gemm && s_.wgrad_gemm->takes(a)) {
+      s_.wgrad_gemm->run(a, pack.scratch, ctx.stream);
+      return;
+    }
+    if (s_.stem_dgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {
+      launch_conv_stem_dgrad(a, s_.types, s_.stem_blocks, ctx.stream);
+      return;
+    }
     if (s_.narrow) {
       launch_conv_bwd_data_narrow(a, s_.types, ctx.stream);
       return;

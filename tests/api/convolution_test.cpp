@@ -685,6 +685,53 @@ TEST(Convolution, FewChannelFilterGradientStemSwitchedOff) {
   check_few_channel_wgrad_shapes(test_seed(415));
 }
 
+// Data gradients of the few-channel problems (and K = 16): the GPU runs
+// these on the tensor-core kernel of convolution_stem_dgrad.cu (per stride
+// class: 7x7 / 3x3 stride 2, 5x5 / 3x3 / 1x1 stride 1, 3x5 stride 3),
+// FREEDNN_CONV_STEM_DGRAD=0 on the per-pixel kernel (convolution_narrow.cu).
+// KRSC and KCRS filters, dx packed NHWC or (every third problem) NCHW, each
+// with beta = 0 on a NaN-poisoned dx and with beta != 0, BWD_DATA_ALGO_1.
+void check_few_channel_dgrad_shapes(uint64_t seed) {
+  Handle h;
+  Rng rng(seed);
+  std::vector<FewChannelShape> shapes(std::begin(kFewChannelShapes), std::end(kFewChannelShapes));
+  shapes.push_back({2, 3, 16, 27, 21, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION});
+  shapes.push_back({1, 1, 16, 15, 40, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION});
+  shapes.push_back({1, 2, 16, 13, 11, 5, 5, 2, 2, 1, CUDNN_CROSS_CORRELATION});
+  // 300 tiles of 32 x 32 dx pixels: more than an H100's blocks (2 per
+  // multiprocessor), so blocks walk several tiles (GPU handles only: the
+  // float64 reference's time).
+  if (gpu_mode()) shapes.push_back({20, 1, 16, 96, 160, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION});
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    Problem pr = few_channel_problem(sh, iter, iter % 3 == 1, rng);
+    if (iter % 3 == 2) {
+      pr.x = make_tensor(pr.dtype, pr.x.dims, packed_strides(pr.x.dims, Layout::nchw));
+      fill_random(pr.x, rng, -1, 1);
+      pr.text += " nchw dx";
+    }
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_data);
+    const int algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    for (const AlphaBeta &ab : {blends[iter % 2], blends[2 + iter % 2]})
+      check_algorithm(h, rng, pr, b, Dir::bwd_data, algo, v7.status[algo], v7.memory[algo], &ab);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, FewChannelDataGradient) { check_few_channel_dgrad_shapes(test_seed(430)); }
+
+// The same problems on the per-pixel kernel (FREEDNN_CONV_STEM_DGRAD=0; GPU
+// only: the CPU engines have one path).
+TEST(Convolution, FewChannelDataGradientStemSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const ScopedEnv off("FREEDNN_CONV_STEM_DGRAD", "0");
+  check_few_channel_dgrad_shapes(test_seed(431));
+}
+
 // Input that no output reads (the last row and column of an even-sized
 // image under 3x3 stride 2, pad 0) holds Inf: dw must not see it. The stem
 // filter-gradient kernel's partial tiles cover pixels past the output, whose
@@ -710,6 +757,69 @@ TEST(Convolution, FewChannelFilterGradientIgnoresUnreadInput) {
     check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
     ++iter;
   }
+}
+
+// Filter gradients of HALF / BFLOAT16 problems with small images, C and K
+// multiples of 8, x and dy packed NHWC: what the GPU may run as im2col +
+// cuBLASLt GEMMs (cuda/convolution_wgrad_gemm.hpp). FREEDNN_CONV_WGRAD_GEMM=1
+// takes that form wherever its layout allows (the default rule asks for
+// batches too large for the float64 reference). 7x7 and 4x4 images, 3x3
+// filters with pad 0 / 1 (stride 2 once), 1x1 filters (x itself as the
+// im2col matrix), both modes, KRSC and KCRS dw, beta = 0 on a NaN-poisoned
+// dw and beta != 0 (each problem both on a GPU handle; one of the two,
+// alternating, on the CPU engines, to keep the float64 reference's time
+// down). `chunked` cuts the pixels into chunks of 40 (a shorter tail),
+// and every other problem's 3x3 taps into groups of 3: several GEMMs
+// accumulating into the float result.
+void check_wgrad_gemm_shapes(uint64_t seed, bool chunked) {
+  const ScopedEnv chunk("FREEDNN_CONV_WGRAD_GEMM_CHUNK", chunked ? "40" : nullptr);
+  Handle h;
+  Rng rng(seed);
+  const FewChannelShape shapes[] = {
+      {2, 64, 128, 7, 7, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+      {2, 128, 64, 4, 4, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {1, 64, 64, 7, 7, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {3, 256, 64, 4, 4, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+      {1, 64, 256, 7, 7, 1, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {2, 128, 64, 7, 7, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
+      {4, 64, 64, 4, 4, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    const Problem pr = few_channel_problem(sh, iter, iter % 3 == 1, rng);
+    const ScopedEnv taps("FREEDNN_CONV_WGRAD_GEMM_TAPS", chunked && iter % 2 ? "3" : nullptr);
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
+    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    std::vector<AlphaBeta> use{blends[iter % 4]};
+    if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
+    for (const AlphaBeta &ab : use)
+      check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, WgradGemm) {
+  const ScopedEnv on("FREEDNN_CONV_WGRAD_GEMM", "1");
+  check_wgrad_gemm_shapes(test_seed(416), false);
+}
+
+// Several GEMMs per call (GPU only: the CPU engines have no chunks).
+TEST(Convolution, WgradGemmChunked) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const ScopedEnv on("FREEDNN_CONV_WGRAD_GEMM", "1");
+  check_wgrad_gemm_shapes(test_seed(417), true);
+}
+
+// The same problems on the mma.sync kernel (FREEDNN_CONV_WGRAD_GEMM=0; GPU
+// only: the CPU engines have one path).
+TEST(Convolution, WgradGemmSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const ScopedEnv off("FREEDNN_CONV_WGRAD_GEMM", "0");
+  check_wgrad_gemm_shapes(test_seed(418), false);
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
