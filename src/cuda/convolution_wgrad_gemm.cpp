@@ -201,16 +201,7 @@ class LtGemm final : public ConvWgradGemm {
     for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                       CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
       if (st == CUBLAS_STATUS_SUCCESS) st = lt_.pref_set(pref, attr, &align, sizeof align);
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    if (st == CUBLAS_STATUS_SUCCESS) st = lt_.heuristic(handle_, o_.desc, la, lb, o_.d, o_.d, pref, 1, &result, &found);
-    lt_.pref_destroy(pref);
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
-    check_cublaslt(st, "cublasLtMatmulAlgoGetHeuristic");
-    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) return false;
-    algo = result.algo;
-    workspace = result.workspaceSize;
-    return true;
+    return first_heuristic_algo(lt_, handle_, o_.desc, la, lb, o_.d, o_.d, pref, st, algo, workspace);
   }
 
   // The descriptors, destroyed by a member so that they are also when the

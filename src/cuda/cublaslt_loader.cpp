@@ -87,6 +87,23 @@ void check_cublaslt(cublasStatus_t status, const char *what) {
   fail(s, what, " failed with ", cublaslt_status_name(status), " (", static_cast<int>(status), ")");
 }
 
+bool first_heuristic_algo(const CublasLt &lt, cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                          cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
+                          cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t pref, cublasStatus_t st,
+                          cublasLtMatmulAlgo_t &algo, size_t &workspace) {
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  if (st == CUBLAS_STATUS_SUCCESS) st = lt.heuristic(handle, desc, a, b, c, d, pref, 1, &result, &found);
+  lt.pref_destroy(pref);
+  // NOT_SUPPORTED: no heuristic for this configuration, not an error.
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  check_cublaslt(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) return false;
+  algo = result.algo;
+  workspace = result.workspaceSize;
+  return true;
+}
+
 cublasLtHandle_t cublaslt_handle() {
   const char *why = nullptr;
   const CublasLt *lt = cublaslt(&why);

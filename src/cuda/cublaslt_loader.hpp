@@ -42,4 +42,14 @@ void check_cublaslt(cublasStatus_t status, const char *what);
 // The status's name ("CUBLAS_STATUS_NOT_SUPPORTED"), for messages.
 const char *cublaslt_status_name(cublasStatus_t status);
 
+// The heuristic's first algorithm (and its workspace bytes) for the matmul
+// of `desc` on layouts a, b, c, d under `pref`. `st` is the status of
+// setting pref's attributes: when it failed, no query is made. Destroys
+// pref. False when cuBLASLt has no algorithm for the configuration
+// (NOT_SUPPORTED, or no result); other failures throw (check_cublaslt).
+bool first_heuristic_algo(const CublasLt &lt, cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                          cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c,
+                          cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t pref, cublasStatus_t st,
+                          cublasLtMatmulAlgo_t &algo, size_t &workspace);
+
 }  // namespace fdnn::cuda

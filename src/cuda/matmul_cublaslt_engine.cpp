@@ -269,17 +269,7 @@ class LtState {
     const uint32_t schemes = s_.d_elem < 4 ? CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE : CUBLASLT_REDUCTION_SCHEME_MASK;
     if (st == CUBLAS_STATUS_SUCCESS)
       st = lt_.pref_set(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes, sizeof schemes);
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    if (st == CUBLAS_STATUS_SUCCESS) st = lt_.heuristic(handle_, desc_, x_, y_, d_, d_, pref, 1, &result, &found);
-    lt_.pref_destroy(pref);
-    // NOT_SUPPORTED: no heuristic for this configuration, not an error.
-    if (st == CUBLAS_STATUS_NOT_SUPPORTED) return false;
-    check_cublaslt(st, "cublasLtMatmulAlgoGetHeuristic");
-    if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS) return false;
-    algo = result.algo;
-    workspace = result.workspaceSize;
-    return true;
+    return first_heuristic_algo(lt_, handle_, desc_, x_, y_, d_, d_, pref, st, algo, workspace);
   }
 
   // The descriptors, destroyed by a member so that they are also when the
