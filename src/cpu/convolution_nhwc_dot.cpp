@@ -26,8 +26,17 @@
 // 16 lanes, up to 24 KB) stay in L1 while every tap and chunk of channels
 // adds into them: the tap's NR filter rows (NR x 2 KB at C = 512) stay in L1
 // across the group's pixel tiles, and only the input rows come from L2.
-// The threads never wait for each other until the end of the call (one pool
-// dispatch): on a loaded machine oneDNN's OpenMP barriers cost far more.
+// The threads never wait for each other until the end of the call (one
+// OpenMP region where oneDNN is built in, else one pool dispatch). While a
+// block's pixel tiles run, the next block's filter lines are prefetched, a
+// share after each tile (FREEDNN_CONV_NHWC_DOT_TUNE=nopf: none). Measured
+// (Xeon 2 vCPU, 512x7x7 3x3 batch 1, ms a call, best of 6 alternating
+// runs): 1 thread 1.65 -> 1.58-1.61 with the prefetch; 2 threads pool 0.88,
+// OpenMP 0.84, OpenMP + prefetch 0.83 (oneDNN with pre-reordered weights
+// 0.67; freednn-bench, quiet: ours/oneDNN 0.78-0.79 -> 0.86). The rest is
+// the kernel: with the filter in L2 (K = 96) it reaches 0.89 of the FMA
+// peak against oneDNN's 0.98; wider tiles (3x8, 2x12, 5x5) and dot
+// products over rows of taps were no faster.
 //
 // It serves IMPLICIT_PRECOMP_GEMM and "any" (the engine before
 // cpu.conv.onednn: priority 5 < 10) where: 2-d, groups 1, FLOAT data and
@@ -39,6 +48,9 @@
 // whatever the sizes (tests reach it with small problems that way).
 // No workspace, no scratch.
 #include <immintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -53,6 +65,7 @@
 
 #include "core/convolution_support.hpp"
 #include "core/engine.hpp"
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/convolution_lowering.hpp"
@@ -152,18 +165,16 @@ constexpr std::array<TileFn, sizeof...(NRs)> row_of_tiles(std::integer_sequence<
 
 using TileTable = std::array<std::array<TileFn, kNR>, kMR>;
 
-template <bool Zero>
-TileTable tile_table() {
-  static_assert(kMR == 4, "tile_table lists MR = 1..4");
+template <bool Zero, int... MRs>
+TileTable tile_table(std::integer_sequence<int, MRs...>) {
   const auto nrs = std::make_integer_sequence<int, kNR>{};
-  return {row_of_tiles<1, Zero>(nrs), row_of_tiles<2, Zero>(nrs), row_of_tiles<3, Zero>(nrs),
-          row_of_tiles<4, Zero>(nrs)};
+  return {row_of_tiles<MRs + 1, Zero>(nrs)...};
 }
 
 // tile_fn(mr, nr, zero) for 1 <= mr <= kMR, 1 <= nr <= kNR.
 TileFn tile_fn(int mr, int nr, bool zero) {
-  static const TileTable add = tile_table<false>();
-  static const TileTable start = tile_table<true>();
+  static const TileTable add = tile_table<false>(std::make_integer_sequence<int, kMR>{});
+  static const TileTable start = tile_table<true>(std::make_integer_sequence<int, kMR>{});
   return (zero ? start : add)[mr - 1][nr - 1];
 }
 
@@ -281,6 +292,7 @@ class NhwcDotPlan final : public ExecutionPlan {
     // pixels that reach exactly those taps of the row, so that one dot
     // product of (s_hi - s_lo) * C floats covers them. Dilated or flipped
     // taps make segments of one tap.
+    prefetch_ = !env_has_word("FREEDNN_CONV_NHWC_DOT_TUNE", "nopf");
     const bool runs = !geo.flip && geo.dil[1] == 1 && C_ < kRunsBelowC;
     segments_.resize(static_cast<size_t>(groups_));
     for (int64_t gi = 0; gi < groups_; ++gi) {
@@ -334,11 +346,28 @@ class NhwcDotPlan final : public ExecutionPlan {
       fail(CUDNN_STATUS_BAD_PARAM, "no data pointer for a convolution operand");
     const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
     const int64_t tiles = (K_ + kNR - 1) / kNR;
+    // One OpenMP region (the team oneDNN uses, whose threads spin a while
+    // between calls) rather than the pool, whose sleeping workers took
+    // 15-50 us to start and the caller as long again to notice the end: 2
+    // threads, 512x7x7 3x3 batch 1, 0.91 -> 0.85 ms a call (per-thread work
+    // 0.83 ms either way). FREEDNN_CONV_NHWC_DOT_TUNE=pool keeps the pool.
+#ifdef _OPENMP
+    static const bool use_pool = env_has_word("FREEDNN_CONV_NHWC_DOT_TUNE", "pool");
+    if (!use_pool) {
+      const int threads = static_cast<int>(std::min<int64_t>(pool_threads(ctx), tiles));
+#pragma omp parallel num_threads(threads)
+      {  // run_tiles throws nothing (no allocation, no checks)
+        const int64_t n = omp_get_num_threads(), t = omp_get_thread_num();
+        const int64_t per = (tiles + n - 1) / n, lo = t * per, hi = std::min(tiles, lo + per);
+        if (lo < hi) run_tiles(lo, hi, x, w, y, alpha, beta);
+      }
+      return;
+    }
+#endif
     for_chunks(ctx.pool, tiles, pool_threads(ctx),
                [&](int64_t, int64_t b, int64_t e) { run_tiles(b, e, x, w, y, alpha, beta); });
   }
 
- private:
   // Output-channel tiles [b, e) over every group of pixels.
   void run_tiles(int64_t b, int64_t e, const float *x, const float *w, float *y, float alpha, float beta) const {
     alignas(64) float part[kGroupPixels * kNR * kLanes];
@@ -362,14 +391,57 @@ class NhwcDotPlan final : public ExecutionPlan {
             const int64_t cn = std::min(kChunk, sg.length - c0);
             const bool zero = starts && si == 0 && c0 == 0;
             const TileFn full = tile_fn(kMR, nr, zero);
+            // The next block's filter lines, a share after each pixel tile,
+            // column by column (the order the next block reads them).
+            const FilterBlock nb = prefetch_ ? next_block(w, t, e, gi, si, c0) : FilterBlock{};
+            const int64_t tiles_here = (n + kMR - 1) / kMR;
+            const int64_t line_count = nb.nr * (nb.cn / kLanes);
+            const int64_t per_tile = tiles_here > 0 ? (line_count + tiles_here - 1) / tiles_here : 0;
+            int64_t left = line_count, prow = 0;
+            const float *pcol = nb.w;
+            const auto prefetch_share = [&] {
+              for (int64_t q = 0; q < per_tile && left > 0; ++q, --left) {
+                _mm_prefetch(reinterpret_cast<const char *>(pcol + prow * rsc), _MM_HINT_T0);
+                if (++prow == nb.nr) prow = 0, pcol += kLanes;
+              }
+            };
             int64_t i = 0;
-            for (; i + kMR <= n; i += kMR) full(part, list + i, x + c0, wt + c0, rsc, cn);
+            for (; i + kMR <= n; i += kMR) {
+              full(part, list + i, x + c0, wt + c0, rsc, cn);
+              prefetch_share();
+            }
             if (i < n) tile_fn(static_cast<int>(n - i), nr, zero)(part, list + i, x + c0, wt + c0, rsc, cn);
           }
         }
         store_group(part, pixels, nr, y + gi * group_pixels_ * K_ + k0, K_, alpha, beta);
       }
     }
+  }
+
+  // The filter rows that a unit of run_tiles (tile t, group gi, segment si,
+  // chunk c0) reads: nr rows rsc floats apart from w, cn floats each.
+  struct FilterBlock {
+    const float *w = nullptr;
+    int64_t nr = 1, cn = 0;
+  };
+  // The block of the unit after (t, gi, si, c0) in run_tiles' order over
+  // tiles [.., e): what to prefetch while this one runs.
+  FilterBlock next_block(const float *w, int64_t t, int64_t e, int64_t gi, size_t si, int64_t c0) const {
+    c0 += kChunk;
+    if (c0 >= segments_[static_cast<size_t>(gi)][si].length) {
+      c0 = 0;
+      if (++si >= segments_[static_cast<size_t>(gi)].size()) {
+        si = 0;
+        if (++gi >= groups_) {
+          gi = 0;
+          if (++t >= e) return {};
+        }
+        if (segments_[static_cast<size_t>(gi)].empty()) return {};
+      }
+    }
+    const Segment &sg = segments_[static_cast<size_t>(gi)][si];
+    const int64_t k0 = t * kNR;
+    return {w + k0 * R_ * S_ * C_ + sg.woff + c0, std::min<int64_t>(kNR, K_ - k0), std::min(kChunk, sg.length - c0)};
   }
 
   struct Segment {
@@ -382,6 +454,7 @@ class NhwcDotPlan final : public ExecutionPlan {
   graph::Uid x_ = 0, w_ = 0, y_ = 0;
   int64_t C_ = 0, K_ = 0, R_ = 1, S_ = 1, pixels_ = 0, groups_ = 0, group_pixels_ = 0;
   std::vector<std::vector<Segment>> segments_;  // [group]
+  bool prefetch_ = true;  // FREEDNN_CONV_NHWC_DOT_TUNE=nopf: none
 };
 
 class NhwcDotConvolutionEngine final : public Engine {
