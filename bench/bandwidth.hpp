@@ -39,8 +39,9 @@ CopyBandwidth best_of(const CopyBandwidth &a, const CopyBandwidth &b);
 // `threads` CPU threads (ignored on a GPU). `samples` timed repetitions, median.
 CopyBandwidth measure_copy_bandwidth(int threads, int samples = 10);
 
-// A memcpy of `bytes` (read + written, as problems count them: bytes / 2
-// copied) on `threads` CPU threads between two buffers of its own, first
+// A streaming copy (AVX2 non-temporal stores, else memcpy) of `bytes`
+// (read + written, as problems count them: bytes / 2 copied) on `threads`
+// CPU threads between two buffers of its own, first
 // touched by those threads. --paired-copy times it in rounds alternating
 // with a problem's calls, so that the ratio of the two compares them at the
 // same moment: the run-long copy figure misses the swings of a shared

@@ -72,7 +72,7 @@ void time_paired_copy(const Config &cfg, OpRun &run, ProblemResult &r) {
   std::sort(ratios.begin(), ratios.end());
   const size_t m = ratios.size();
   r.paired_copy_ratio = m % 2 ? ratios[m / 2] : 0.5 * (ratios[m / 2 - 1] + ratios[m / 2]);
-  std::printf("  paired: ours / memcpy of the same %.1f MB = %.2f (median of %zu alternating rounds; %.2f-%.2f)"
+  std::printf("  paired: ours / streaming copy of the same %.1f MB = %.2f (median of %zu alternating rounds; %.2f-%.2f)"
               "  [other load %.2f cores]\n",
               r.bytes / 1e6, r.paired_copy_ratio, m, ratios.front(), ratios.back(), load.foreign_cores());
 }
