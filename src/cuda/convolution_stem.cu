@@ -50,6 +50,7 @@
 #include <cstring>
 
 #include "cuda/convolution_stem.cuh"
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/storage_types.cuh"
 
@@ -136,12 +137,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_fwd_kernel(const Ste
     if (prefetch && tile + int(gridDim.x) < p.tiles) patch_prefetch(p, x, tile + gridDim.x, tid, pf);
     // 3. The GEMM: [128 x D] x [D x KB].
     float acc[FM][FN][4];
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-      for (int j = 0; j < FN; ++j)
-#pragma unroll
-        for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+    zero_fragments(acc);
     const int ksteps = p.D / 16;
     for (int ks = 0; ks < ksteps; ++ks) {
       uint32_t fa[FM][4], fb[FN][2];
@@ -220,14 +216,6 @@ size_t wgrad_smem_bytes(int K, int D, int PH, int PWC) {
   return size_t(kTP) * (D + 8) * 2 + 2 * size_t(kTP) * (K + 8) * 2 + (size_t(PH) * PWC * 2 + 15) / 16 * 16;
 }
 
-// 16 bytes global -> shared, asynchronously; zeros (nothing read) when
-// !valid.
-__device__ inline void cp_async16(uint32_t saddr, const void *g, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(g), "r"(valid ? 16 : 0));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
 template <class TI, int KB, int NBW, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const StemParams p) {
   constexpr int FM = KB / 32;                    // m fragments per warp (warp rows KB / 2)
@@ -275,12 +263,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
   }
 
   float acc[FM][NBW][4];
-#pragma unroll
-  for (int i = 0; i < FM; ++i)
-#pragma unroll
-    for (int j = 0; j < NBW; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+  zero_fragments(acc);
 
   int buf = 0;
   for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x, buf ^= 1) {

@@ -54,6 +54,7 @@
 #include <cstring>
 
 #include "cuda/convolution_stem.hpp"
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/mma_sync.cuh"
 #include "cuda/storage_types.cuh"
@@ -83,12 +84,6 @@ struct DgradParams {
   int nbuf = 1;                         // patch buffers: 2 copies the next tile's during this one's mma's
   float alpha = 1, beta = 0;
 };
-
-__device__ inline void cp_async16(uint32_t saddr, const void *g, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(g), "r"(valid ? 16 : 0));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 // TRM: the most filter rows of a class, even (compile time: the accumulator
 // rows an A fragment feeds are unrolled). The class's filter rows go to

@@ -16,6 +16,8 @@ __device__ inline void cp_async16(void *smem, const void *gmem, bool valid) {
   cp_async16(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Waits until every copy this thread issued has landed.
+__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 // Waits until at most N committed groups are still in flight.
 template <int N>
 __device__ inline void cp_async_wait() {

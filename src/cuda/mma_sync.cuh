@@ -35,6 +35,17 @@ __device__ inline void ldmatrix_x2_trans(uint32_t (&r)[2], uint32_t saddr) {
 
 // D = A B + D, m16n8k16, float accumulators (no side effects: not volatile,
 // so the compiler may interleave it with the next fragments' loads).
+// Zeros a warp's M x N grid of m16n8 float accumulator fragments.
+template <int M, int N>
+__device__ inline void zero_fragments(float (&acc)[M][N][4]) {
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+}
+
 template <class TI>
 __device__ inline void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
 template <>
