@@ -117,17 +117,10 @@ void run_backward_case(const EngineHandles &hs, Rng &rng, cudnnDataType_t dt, in
     y.set_values(v);
   }
   const std::vector<Expect> want = reference_pooling_backward(pr.p, x, dy, alpha, beta, dx0, compute_of(dt));
-  PoolDesc pd(pr.p);
-  TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-  const Scaling a(alpha), b(beta);
   for (size_t e = 0; e < hs.all.size(); ++e) {
-    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
-    ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
-                                   b.for_type(dt), dxd, dxb.get()),
-              CUDNN_STATUS_SUCCESS)
+    HostTensor dx;
+    ASSERT_EQ(pooling_backward(hs.all[e], pr.p, alpha, y, dy, x, beta, dx0, &dx), CUDNN_STATUS_SUCCESS)
         << last_error();
-    HostTensor dx = dx0;
-    download(dxb, dx);
     EXPECT_TRUE(matches(dx, want)) << "iter " << iter << " engine " << e << " type " << type_name(dt) << " mode "
                                    << pr.p.mode << " spatial " << spatial;
     EXPECT_TRUE(gaps_untouched(dx, dx0));
@@ -207,17 +200,10 @@ void check_max_backward(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const P
   if (blend) fill_random(dx0, rng, -2, 2);
   else poison(dx0);
   const std::vector<Expect> want = reference_pooling_backward(p, x, dy, alpha, beta, dx0, compute_of(dt));
-  PoolDesc pd(p);
-  TensorDesc xd(x), yd(y), dyd(dy), dxd(dx0);
-  const Scaling a(alpha), b(beta);
   for (size_t e = 0; e < hs.all.size(); ++e) {
-    Buffer xb = upload(x), yb = upload(y), dyb = upload(dy), dxb = upload(dx0);
-    ASSERT_EQ(cudnnPoolingBackward(hs.all[e], pd.d, a.for_type(dt), yd, yb.get(), dyd, dyb.get(), xd, xb.get(),
-                                   b.for_type(dt), dxd, dxb.get()),
-              CUDNN_STATUS_SUCCESS)
+    HostTensor dx;
+    ASSERT_EQ(pooling_backward(hs.all[e], p, alpha, y, dy, x, beta, dx0, &dx), CUDNN_STATUS_SUCCESS)
         << last_error();
-    HostTensor dx = dx0;
-    download(dxb, dx);
     EXPECT_TRUE(matches(dx, want)) << what << " engine " << e << " type " << type_name(dt) << " window "
                                    << p.window[0] << " stride " << p.stride[0] << " pad " << p.padding[0] << " dims "
                                    << xdims[1] << "x" << xdims[2] << "x" << xdims[3];
