@@ -356,6 +356,24 @@ TEST_F(OnednnConvolution, SplitChosenForLargeFilters) {
   }
 }
 
+// Three forward calls on h, each after new random filter values were
+// uploaded into the same buffer wb: each result must match the reference
+// of that step's filter (no reordered copy kept across calls).
+void forward_sees_new_filters(cudnnHandle_t h, const Bound &b, Problem &pr, Buffer &xb, Buffer &wb, Buffer &yb,
+                              Rng &rng, const std::string &what) {
+  for (int step = 0; step < 3; ++step) {
+    fill_random(pr.w, rng, -1, 1);
+    wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
+    ASSERT_EQ(execute(h, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
+              CUDNN_STATUS_SUCCESS)
+        << last_error();
+    HostTensor out = pr.y;
+    download(yb, out);
+    EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
+        << what << " step " << step;
+  }
+}
+
 // The filter changes between calls with the same pointer (every training
 // step does this): the engine must not reuse a reordered copy.
 TEST_F(OnednnConvolution, FilterUpdatedInPlaceIsReread) {
@@ -367,17 +385,7 @@ TEST_F(OnednnConvolution, FilterUpdatedInPlaceIsReread) {
   for (const char *split : {"0", "1"}) {  // whole filter, and slices of it (K split)
     ScopedEnv mode("FREEDNN_ONEDNN_CONV_SPLIT", split);
     PinnedHandle h;
-    for (int step = 0; step < 3; ++step) {
-      fill_random(pr.w, rng, -1, 1);
-      wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
-      ASSERT_EQ(execute(h, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
-                CUDNN_STATUS_SUCCESS)
-          << last_error();
-      HostTensor out = pr.y;
-      download(yb, out);
-      EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
-          << "split " << split << " step " << step;
-    }
+    forward_sees_new_filters(h, b, pr, xb, wb, yb, rng, std::string("split ") + split);
   }
 }
 
@@ -442,17 +450,7 @@ TEST_F(OnednnConvolution, ForwardSlicesPerThread) {
                               CUDNN_TENSOR_NHWC);
     Bound b(pr);
     Buffer xb = upload(pr.x), wb = upload(pr.w), yb = upload(pr.y);
-    for (int step = 0; step < 3; ++step) {
-      fill_random(pr.w, rng, -1, 1);
-      wb.upload(pr.w.bytes.data(), pr.w.bytes.size());
-      ASSERT_EQ(execute(h, b, Dir::fwd, engine_algo(Dir::fwd), xb, wb, yb, Scaling(1), Scaling(0), nullptr, 0),
-                CUDNN_STATUS_SUCCESS)
-          << last_error();
-      HostTensor out = pr.y;
-      download(yb, out);
-      EXPECT_TRUE(matches(out, reference_conv_forward(pr.p, pr.x, pr.w, 1, 0, pr.y, CUDNN_DATA_FLOAT, 64)))
-          << "step " << step;
-    }
+    forward_sees_new_filters(h, b, pr, xb, wb, yb, rng, "slices");
   }
 }
 
