@@ -135,16 +135,22 @@ struct Offsets {
   int64_t o[LrnArgs::kOperands];
 };
 
-__device__ inline Offsets position_offsets(const LrnArgs &a, int64_t p) {
+// I is the position's index type: int64_t, or uint32_t where the engine
+// has checked that positions fit (32-bit divisions are several times
+// cheaper than 64-bit ones). Named, never deduced, so that an int argument
+// does not silently pick 32-bit signed arithmetic.
+template <class I = int64_t>
+__device__ inline Offsets position_offsets(const LrnArgs &a, std::common_type_t<I> p) {
   Offsets r;
 #pragma unroll
   for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] = 0;
   for (int d = a.rank - 1; d >= 0; --d) {
     if (d == 1) continue;
-    const int64_t i = p % a.dims[d];
-    p /= a.dims[d];
+    const I e = static_cast<I>(a.dims[d]);
+    const I i = p % e;
+    p /= e;
 #pragma unroll
-    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += i * a.strides[k][d];
+    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += static_cast<int64_t>(i) * a.strides[k][d];
   }
   return r;
 }

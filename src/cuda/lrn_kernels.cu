@@ -448,23 +448,6 @@ __global__ void __launch_bounds__(256, sizeof(C) == 8 ? 1 : 3) cross_backward_wi
 // lanes, consecutive words: no bank conflicts) and stores them coalesced.
 // The whole row is read before any of it is written: in place is safe.
 
-// Offsets of position p for the operands, 32-bit arithmetic (the engine
-// takes this path only when positions fit).
-__device__ inline Offsets position_offsets32(const LrnArgs &a, uint32_t p) {
-  Offsets r;
-#pragma unroll
-  for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] = 0;
-  for (int d = a.rank - 1; d >= 0; --d) {
-    if (d == 1) continue;
-    const uint32_t e = static_cast<uint32_t>(a.dims[d]);
-    const uint32_t i = p % e;
-    p /= e;
-#pragma unroll
-    for (int k = 0; k < LrnArgs::kOperands; ++k) r.o[k] += static_cast<int64_t>(i) * a.strides[k][d];
-  }
-  return r;
-}
-
 // Shared-memory row geometry: [front pad | C channels | back pad], pads zero
 // and at least max(behind, ahead) long (backward's window of r runs from
 // c - ahead to c + behind).
@@ -525,7 +508,7 @@ __global__ void cross_rows_forward(LrnArgs a) {
   const C k = static_cast<C>(a.k), al = static_cast<C>(a.a), beta = static_cast<C>(a.beta);
   const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
   for (; p < static_cast<uint64_t>(a.positions); p += step) {
-    const Offsets off = position_offsets32(a, p);
+    const Offsets off = position_offsets<uint32_t>(a, p);
     load_channels<VEC, T, C>(x + off.o[LrnArgs::kX], row + front, channels, lane);
     __syncwarp();
     T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
@@ -560,7 +543,7 @@ __global__ void cross_rows_backward(LrnArgs a) {
           tab = static_cast<C>(a.two_a_beta);
   const int kind = pow_kind(a.beta), n = a.behind + a.ahead + 1;
   for (; p < static_cast<uint64_t>(a.positions); p += step) {
-    const Offsets off = position_offsets32(a, p);
+    const Offsets off = position_offsets<uint32_t>(a, p);
     // x and dy of a position are read before its dx is written: in place is safe.
     load_channels<VEC, T, C>(x + off.o[LrnArgs::kX], xr + front, channels, lane);
     load_channels<VEC, T, C>(dy + off.o[LrnArgs::kDy], q, channels, lane);
@@ -704,7 +687,7 @@ __global__ void __launch_bounds__(256) cross_regs_kernel(LrnArgs a) {
     for (int r = 0; r < R; ++r) {
       const uint64_t p = base + static_cast<uint64_t>(r) * kGroups + sub;
       s.row_ok[r] = p < positions;
-      const Offsets off = position_offsets32(a, s.row_ok[r] ? static_cast<uint32_t>(p) : 0u);
+      const Offsets off = position_offsets<uint32_t>(a, s.row_ok[r] ? static_cast<uint32_t>(p) : 0u);
       s.out_off[r] = off.o[out_op];
       const P *xp = reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX]);
       const P *dp = BWD ? reinterpret_cast<const P *>(static_cast<const T *>(a.ptr[LrnArgs::kDy]) + off.o[LrnArgs::kDy])

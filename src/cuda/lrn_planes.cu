@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/lrn_args.hpp"
 #include "cuda/lrn_device.cuh"
@@ -45,27 +46,6 @@ template <class T, int V>
 struct alignas(sizeof(T) * V) Lanes {
   T v[V];
 };
-
-// cp.async of B = 4, 8 or 16 bytes into shared address `saddr`, zeros when
-// !valid (the channels outside [0, C) read as zeros without a branch). The
-// "memory" clobbers (which cuda/cp_async.cuh's helpers lack: its users
-// put a barrier between wait and read) keep the compiler from moving the
-// ring's plain shared-memory reads above the wait.
-template <int B>
-__device__ inline void cp_async_bytes(uint32_t saddr, const void *g, bool valid) {
-  if constexpr (B == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(g), "r"(valid ? 16 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(saddr), "l"(g), "n"(B),
-                 "r"(valid ? B : 0)
-                 : "memory");
-}
-__device__ inline void commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ inline void wait_group() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 template <class T, int V>
 __device__ inline void to_floats(const Lanes<T, V> &l, float (&f)[V]) {
@@ -139,9 +119,9 @@ __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(L
     if (i < loads) {
       const int64_t c = w.c0 - BEHIND + i;
       const bool ok = c >= 0 && c < C_;
-      cp_async_bytes<sizeof(L)>(ring_addr + (i % D) * slot_bytes, ok ? x + c * xs : x, ok);
+      cp_async_ordered<sizeof(L)>(ring_addr + (i % D) * slot_bytes, ok ? x + c * xs : x, ok);
     }
-    commit_group();  // empty groups past the end keep the count uniform
+    cp_async_commit_ordered();  // empty groups past the end keep the count uniform
   };
 #pragma unroll
   for (int i = 0; i < PF; ++i) issue(i);
@@ -154,7 +134,7 @@ __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(L
       const int i = i0 + u;
       if (i >= loads) break;
       issue(i + PF);
-      wait_group<PF>();  // access i has landed
+      cp_async_wait_ordered<PF>();  // access i has landed
       const L v = ring[(i % D) * kPlaneThreads];
 #pragma unroll
       for (int j = 0; j + 1 < N; ++j)
@@ -208,10 +188,10 @@ __global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(
       const bool ok = c >= 0 && c < C_;
       const bool ok_dy = ok && c >= w.c0 - AHEAD && c < w.c1 + BEHIND;
       const uint32_t slot = ring_addr + (i % D) * slot_bytes;
-      cp_async_bytes<sizeof(L)>(slot, ok ? x + c * xs : x, ok);
-      cp_async_bytes<sizeof(L)>(slot + D * slot_bytes, ok_dy ? dy + c * dys : dy, ok_dy);
+      cp_async_ordered<sizeof(L)>(slot, ok ? x + c * xs : x, ok);
+      cp_async_ordered<sizeof(L)>(slot + D * slot_bytes, ok_dy ? dy + c * dys : dy, ok_dy);
     }
-    commit_group();
+    cp_async_commit_ordered();
   };
 #pragma unroll
   for (int i = 0; i < PF; ++i) issue(i);
@@ -228,7 +208,7 @@ __global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(
       const int i = i0 + u;
       if (i >= loads) break;
       issue(i + PF);
-      wait_group<PF>();
+      cp_async_wait_ordered<PF>();
       const L v = ring[(i % D) * kPlaneThreads];
 #pragma unroll
       for (int j = 0; j + 1 < N; ++j)
