@@ -189,12 +189,7 @@ __global__ void __launch_bounds__(Tile::THREADS, Tile::MINB) conv_mma_kernel(con
   };
 
   float acc[FM][FN][4];
-#pragma unroll
-  for (int i = 0; i < FM; ++i)
-#pragma unroll
-    for (int j = 0; j < FN; ++j)
-#pragma unroll
-      for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0f;
+  zero_fragments(acc);
   const int wm = (warp % WARPS_M) * WM, wn = (warp / WARPS_M) * WN;
 
   const int nk = r_end > r_begin ? (r_end - r_begin + BK - 1) / BK : 0;
