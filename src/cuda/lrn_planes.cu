@@ -96,6 +96,21 @@ __device__ inline bool plane_work(const LrnArgs &a, int64_t vpos, int chunk, Pla
   return w.vp < vpos;
 }
 
+// A thread's ring of slots in the kernel's dynamic shared memory: slot s is
+// word s * kPlaneThreads + threadIdx.x (a warp's accesses are consecutive
+// words: no bank conflicts), filled by cp.async at slot_addr(s).
+template <class L>
+struct PlaneRing {
+  static constexpr uint32_t slot_bytes = kPlaneThreads * sizeof(L);
+  const L *mine;  // this thread's slot 0
+  uint32_t addr;  // its shared-memory address
+  __device__ explicit PlaneRing(const unsigned char *base)
+      : mine(reinterpret_cast<const L *>(base) + threadIdx.x),
+        addr(static_cast<uint32_t>(__cvta_generic_to_shared(mine))) {}
+  __device__ uint32_t slot_addr(int s) const { return addr + s * slot_bytes; }
+  __device__ const L &slot(int s) const { return mine[s * kPlaneThreads]; }
+};
+
 template <class T, int V, int BEHIND, int AHEAD>
 __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(LrnArgs a, int64_t vpos, int chunk) {
   using L = Lanes<T, V>;
@@ -108,18 +123,14 @@ __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(L
   const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
   T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
   const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1], C_ = a.dims[1];
-  // Access i: x at channel c0 - BEHIND + i, into slot i % D. Slot s of this
-  // thread is word s * kPlaneThreads + threadIdx.x (a warp's accesses are
-  // consecutive words: no bank conflicts).
+  // Access i: x at channel c0 - BEHIND + i, into slot i % D.
   const int loads = static_cast<int>(w.c1 - w.c0) + N - 1;
-  const L *ring = reinterpret_cast<const L *>(lrn_planes_ring) + threadIdx.x;
-  const uint32_t ring_addr = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
-  constexpr uint32_t slot_bytes = kPlaneThreads * sizeof(L);
+  const PlaneRing<L> ring(lrn_planes_ring);
   auto issue = [&](int i) {
     if (i < loads) {
       const int64_t c = w.c0 - BEHIND + i;
       const bool ok = c >= 0 && c < C_;
-      cp_async_ordered<sizeof(L)>(ring_addr + (i % D) * slot_bytes, ok ? x + c * xs : x, ok);
+      cp_async_ordered<sizeof(L)>(ring.slot_addr(i % D), ok ? x + c * xs : x, ok);
     }
     cp_async_commit_ordered();  // empty groups past the end keep the count uniform
   };
@@ -135,7 +146,7 @@ __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(L
       if (i >= loads) break;
       issue(i + PF);
       cp_async_wait_ordered<PF>();  // access i has landed
-      const L v = ring[(i % D) * kPlaneThreads];
+      const L v = ring.slot(i % D);
 #pragma unroll
       for (int j = 0; j + 1 < N; ++j)
 #pragma unroll
@@ -179,17 +190,14 @@ __global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(
   // Access i: channel c0 - H + i; x into slot i % D, dy into slot D + i % D
   // (dy only for the channels [c0 - AHEAD, c1 + BEHIND) whose r the chunk needs).
   const int loads = static_cast<int>(w.c1 - w.c0) + 2 * H;
-  const L *ring = reinterpret_cast<const L *>(lrn_planes_ring) + threadIdx.x;
-  const uint32_t ring_addr = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
-  constexpr uint32_t slot_bytes = kPlaneThreads * sizeof(L);
+  const PlaneRing<L> ring(lrn_planes_ring);
   auto issue = [&](int i) {
     if (i < loads) {
       const int64_t c = w.c0 - H + i;
       const bool ok = c >= 0 && c < C_;
       const bool ok_dy = ok && c >= w.c0 - AHEAD && c < w.c1 + BEHIND;
-      const uint32_t slot = ring_addr + (i % D) * slot_bytes;
-      cp_async_ordered<sizeof(L)>(slot, ok ? x + c * xs : x, ok);
-      cp_async_ordered<sizeof(L)>(slot + D * slot_bytes, ok_dy ? dy + c * dys : dy, ok_dy);
+      cp_async_ordered<sizeof(L)>(ring.slot_addr(i % D), ok ? x + c * xs : x, ok);
+      cp_async_ordered<sizeof(L)>(ring.slot_addr(D + i % D), ok_dy ? dy + c * dys : dy, ok_dy);
     }
     cp_async_commit_ordered();
   };
@@ -209,7 +217,7 @@ __global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(
       if (i >= loads) break;
       issue(i + PF);
       cp_async_wait_ordered<PF>();
-      const L v = ring[(i % D) * kPlaneThreads];
+      const L v = ring.slot(i % D);
 #pragma unroll
       for (int j = 0; j + 1 < N; ++j)
 #pragma unroll
@@ -217,7 +225,7 @@ __global__ void __launch_bounds__(kPlaneThreads, kBwdMinBlocks) planes_backward(
       to_floats<T, V>(v, xw[N - 1]);
       if (i < H) continue;  // j < c0 - AHEAD: no output needs its r
       float d[V];
-      to_floats<T, V>(ring[(D + (i - AHEAD) % D) * kPlaneThreads], d);
+      to_floats<T, V>(ring.slot(D + (i - AHEAD) % D), d);
 #pragma unroll
       for (int j = 0; j + 1 < N; ++j)
 #pragma unroll
