@@ -6,7 +6,8 @@
 // [N, C, W] runs as the 2-d one with H = 1 (window 1, stride 1, no padding
 // in H: PoolingArgs' defaults), so every kernel path serves it unchanged.
 // Max backward of 2-d 2x2 / 3x3 windows of stride 2 takes a byte per output
-// from the handle's scratch (scratch_size): the two-pass kernels' codes.
+// from the handle's scratch (scratch_size): the two-pass kernels' codes
+// (none where the one-pass streaming kernel runs: pooling_codes_bytes).
 #include <algorithm>
 #include <memory>
 #include <variant>

@@ -333,6 +333,42 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
   }
 }
 
+// Max backward, 3x3 windows of stride 2 with paddings 0 or 1 per dimension,
+// half / bfloat16 packed NHWC with 4, 8, 12 or 16 16-byte channel vectors:
+// the CUDA engine's streaming kernel (CTAs of 8 vectors and 28 pair columns,
+// or of 4 and 56), its chunk edges (widths past 56 and 112 columns), the
+// runs of pair rows it cuts small batches into, odd extents, x from distinct
+// values or from four values with a few NaNs (ties in most windows), both
+// NaN rules and blending.
+TEST(PoolingBackward, MaxNhwcStreaming) {
+  EngineHandles hs;
+  Rng rng(test_seed(320));
+  const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  auto few_values = [](HostTensor &t, Rng &r) {
+    std::vector<double> v(static_cast<size_t>(t.elements()));
+    for (double &e : v) e = r.coin(0.01) ? NAN : static_cast<double>(r.integer(-2, 1));
+    t.set_values(v);
+  };
+  for (int k = 0; k < 12; ++k) {
+    const cudnnDataType_t dt = types[k % 2];
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = k % 4 >= 2;
+    p.window = {3, 3};
+    p.padding = {static_cast<int>(rng.integer(0, 1)), static_cast<int>(rng.integer(0, 1))};
+    p.stride = {2, 2};
+    const int64_t channels = rng.pick(std::vector<int64_t>{32, 64, 96, 128});
+    const int64_t width = k < 4 ? rng.integer(2, 40) : k < 8 ? rng.integer(55, 70) : rng.integer(110, 131);
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(2, 24), width};
+    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+                       [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
+                       "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
+                           std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan),
+                       k % 3 == 0 ? std::function<void(HostTensor &, Rng &)>(fill_distinct)
+                                  : std::function<void(HostTensor &, Rng &)>(few_values));
+  }
+}
+
 // 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
 // `cases` problems, the first `nchw_cases` NCHW-like (rows with gaps), the
 // rest NHWC; modes drawn from `modes`.
