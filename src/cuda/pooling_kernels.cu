@@ -18,7 +18,9 @@
 //    one pass, a CTA streaming down a column strip through a cp.async ring
 //    in shared memory, pairs of values per 32-bit instruction
 //    (pooling_max_backward_stream). H100, 256x64x112x112 f16 pad 1:
-//    0.348 ms, 0.90 of copy, 4.4x cuDNN 9 (the two-pass form: 0.60 ms).
+//    0.348 ms, 0.90 of copy, 4.4x cuDNN 9 (the two-pass form: 0.60 ms), in
+//    a stand-alone harness; opt-in (FREEDNN_POOL_STREAM=1) until the
+//    library's path has run on a GPU.
 //  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2, paddings
 //    below the window, any layout and type, when the plan has its scratch
 //    (a byte per output): two passes, first-maximum codes from x, then a
@@ -51,6 +53,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "core/env_words.hpp"
@@ -1384,8 +1388,9 @@ __global__ void __launch_bounds__(256) pooling_max_backward_codes(Geo g, const u
 // windows and every blended result go through float. H100, 256x64x112x112
 // f16: 0.348 ms, 0.90 of a D2D copy (x, dy, dx counted once), 4.4x cuDNN
 // 9; the two-pass form 0.60 ms. With CQ = 4 and PT = 56 (channel counts
-// of 4 vectors but not 8): 0.367 ms. FREEDNN_POOL_TUNE=nostream keeps the
-// two-pass form.
+// of 4 vectors but not 8): 0.367 ms. Those figures are from a stand-alone
+// harness with this kernel's code; the library's path has not run on a GPU
+// yet, so it is off unless FREEDNN_POOL_STREAM=1 (stream_switched_on).
 template <class S>
 struct PairOps;
 template <>
@@ -1632,11 +1637,9 @@ inline int floor2(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
 // tiled NHWC max backward instead of the row-strip gather), "halfpack" (the
 // gather with 8-byte halves of the channel vectors per lane: about 80
 // registers and 3 blocks per multiprocessor instead of 128 and 2, but
-// spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60),
-// "nostream" (the two-pass max backward instead of the one-pass streaming
-// kernel for half / bfloat16 3x3 windows).
+// spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60).
 struct PoolTune {
-  bool old_bwd = false, halfpack = false, no_codes = false, no_stream = false;
+  bool old_bwd = false, halfpack = false, no_codes = false;
 };
 const PoolTune &pool_tune() {
   static const PoolTune t = [] {
@@ -1644,7 +1647,6 @@ const PoolTune &pool_tune() {
     r.old_bwd = env_has_word("FREEDNN_POOL_TUNE", "oldbwd");
     r.halfpack = env_has_word("FREEDNN_POOL_TUNE", "halfpack");
     r.no_codes = env_has_word("FREEDNN_POOL_TUNE", "nocodes");
-    r.no_stream = env_has_word("FREEDNN_POOL_TUNE", "nostream");
     return r;
   }();
   return t;
@@ -1655,9 +1657,18 @@ const PoolTune &pool_tune() {
 // bfloat16 with channels innermost in 16-byte vectors (the pointers'
 // alignment is checked at launch), a multiple of 4 vectors. It needs no
 // scratch (pooling_codes_bytes).
+// FREEDNN_POOL_STREAM=1 turns the kernel on, read at every call (tests
+// switch it): it stays off by default until the library's path has run on
+// a GPU. Either setting is safe for a plan made under the other: without
+// codes scratch the two-pass form falls back to the generic kernels.
+bool stream_switched_on() {
+  const char *v = std::getenv("FREEDNN_POOL_STREAM");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 bool stream_backward_applies(const PoolingArgs &a) {
   const bool two_d = a.in[0] == 1 && a.out[0] == 1 && a.win[0] == 1 && a.pad[0] == 0;
-  return !pool_tune().no_stream && a.backward && a.is_max && two_d && a.win[1] == 3 && a.win[2] == 3 &&
+  return stream_switched_on() && a.backward && a.is_max && two_d && a.win[1] == 3 && a.win[2] == 3 &&
          a.str[1] == 2 && a.str[2] == 2 && (a.pad[1] == 0 || a.pad[1] == 1) && (a.pad[2] == 0 || a.pad[2] == 1) &&
          a.channels_inner && a.vec == 8 && (a.dtype == CUDNN_DATA_HALF || a.dtype == CUDNN_DATA_BFLOAT16) &&
          (a.c / 8) % 4 == 0 && a.in[1] >= 1 && a.in[2] >= 1 && a.out[1] >= 1 && a.out[2] >= 1;

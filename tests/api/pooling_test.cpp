@@ -340,7 +340,9 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
 // runs of pair rows it cuts small batches into, odd extents, x from distinct
 // values or from four values with a few NaNs (ties in most windows), both
 // NaN rules and blending.
+// FREEDNN_POOL_STREAM=1 switches the kernel on (off by default for now).
 TEST(PoolingBackward, MaxNhwcStreaming) {
+  const ScopedEnv stream("FREEDNN_POOL_STREAM", "1");
   EngineHandles hs;
   Rng rng(test_seed(320));
   const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
