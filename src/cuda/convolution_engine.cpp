@@ -46,6 +46,11 @@
 //                            layer) runs as im2col chunks + cuBLASLt GEMMs
 //                            in the scratch (convolution_wgrad_gemm.hpp;
 //                            FREEDNN_CONV_WGRAD_GEMM=0 keeps the mma kernel).
+//                            Other 3x3 unit-stride ones with C % 64 == 0
+//                            and K % 128 == 0 (packed NHWC / KRSC) run on
+//                            wgmma on an H100 with FREEDNN_CONV_WGRAD_WGMMA=1
+//                            (convolution_wgrad_wgmma.hpp; off by default
+//                            until verified in the library).
 //   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
 //                            then the tiled GEMM on the lowered matrix.
 //   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:
@@ -68,6 +73,7 @@
 #include "cuda/convolution_stem.hpp"
 #include "cuda/convolution_stem_dgrad.hpp"
 #include "cuda/convolution_wgrad_gemm.hpp"
+#include "cuda/convolution_wgrad_wgmma.hpp"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
@@ -200,6 +206,10 @@ struct Setup {
   // (convolution_wgrad_gemm.hpp) where conv_wgrad_gemm_wanted says it wins;
   // its scratch from offset 0 (the paths are exclusive).
   std::shared_ptr<const ConvWgradGemm> wgrad_gemm;
+  // The 3x3 filter gradient on wgmma (convolution_wgrad_wgmma.hpp), tried
+  // after wgrad_gemm when dy and x are 16-byte aligned: its split parts
+  // (0: not this path), float partials from the scratch's offset 0.
+  int wgmma_splits = 0;
 };
 
 ConvArgs base_args(const ConvGeometry &geo) {
@@ -565,6 +575,10 @@ Setup make_setup(Family f, const graph::Graph &g) {
   if (f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && conv_wgrad_gemm_wanted(a, s.types))
     s.wgrad_gemm = ConvWgradGemm::make(a, s.types);
   if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
+  if (s.mma && a.dir == kConvBwdFilter && conv_wgrad_wgmma_applies(a, s.types)) {
+    s.wgmma_splits = conv_wgrad_wgmma_splits(a);
+    s.scratch = std::max(s.scratch, conv_wgrad_wgmma_scratch(a, s.wgmma_splits));
+  }
   return s;
 }
 
@@ -595,6 +609,10 @@ class Plan final : public ExecutionPlan {
     if (a.split > 1) a.partial = static_cast<char *>(pack.scratch) + s_.table;
     if (s_.wgrad_gemm && s_.wgrad_gemm->takes(a)) {
       s_.wgrad_gemm->run(a, pack.scratch, ctx.stream);
+      return;
+    }
+    if (s_.wgmma_splits > 0 && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
+      launch_conv_wgrad_wgmma(a, s_.types, s_.wgmma_splits, pack.scratch, ctx.stream);
       return;
     }
     if (s_.stem_dgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {

@@ -822,6 +822,61 @@ TEST(Convolution, WgradGemmSwitchedOff) {
   check_wgrad_gemm_shapes(test_seed(418), false);
 }
 
+// Filter gradients of 3x3 unit-stride HALF / BFLOAT16 problems with C a
+// multiple of 64 and K of 128, x and dy packed NHWC: what an H100 runs on
+// wgmma (cuda/convolution_wgrad_wgmma.hpp). Pixel counts not a multiple of
+// the kernel's 64-pixel stages (images cross stage boundaries), pad 0 / 1 /
+// 2 and unequal pads, both modes, beta = 0 on a NaN-poisoned dw and beta !=
+// 0; K = 256 runs the kernel's 256-row blocks, K = 128 its 128-row ones.
+// `on` is FREEDNN_CONV_WGRAD_WGMMA (the path is off by default for now),
+// `splits` forces that many split parts (more than the pixel chunks: some
+// parts empty). One KCRS problem (not the kernel's layout) checks the fall
+// back. On CPU handles the same problems run on the CPU engines.
+void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits) {
+  const ScopedEnv path("FREEDNN_CONV_WGRAD_WGMMA", on);
+  const ScopedEnv parts("FREEDNN_CONV_WGRAD_WGMMA_SPLITS", splits);
+  Handle h;
+  Rng rng(seed);
+  const FewChannelShape shapes[] = {
+      {3, 64, 128, 9, 11, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {2, 128, 128, 6, 7, 3, 3, 0, 0, 1, CUDNN_CONVOLUTION},
+      {1, 192, 256, 13, 9, 3, 3, 2, 2, 1, CUDNN_CROSS_CORRELATION},
+      {5, 64, 128, 7, 5, 3, 3, 1, 0, 1, CUDNN_CONVOLUTION},
+      {4, 64, 128, 12, 12, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {2, 64, 128, 5, 6, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {3, 128, 256, 6, 5, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    const Problem pr = few_channel_problem(sh, iter, iter == 5, rng);  // the fall back: KCRS
+    Bound b(pr);
+    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
+    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    std::vector<AlphaBeta> use{blends[iter % 4]};
+    if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
+    for (const AlphaBeta &ab : use)
+      check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, WgradWgmma) { check_wgrad_wgmma_shapes(test_seed(432), "1", nullptr); }
+
+// Several split parts, some empty (GPU only: the CPU engines have no parts).
+TEST(Convolution, WgradWgmmaSplit) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_wgrad_wgmma_shapes(test_seed(433), "1", "7");
+}
+
+// The same problems on the mma.sync kernel (FREEDNN_CONV_WGRAD_WGMMA=0).
+TEST(Convolution, WgradWgmmaSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_wgrad_wgmma_shapes(test_seed(434), "0", nullptr);
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

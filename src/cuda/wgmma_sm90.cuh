@@ -1,0 +1,116 @@
+// Device helpers for Hopper's warpgroup matrix instructions (wgmma, sm_90a
+// only): shared-memory matrix descriptors, the fences and waits around
+// asynchronous wgmma groups, and m64n192k16 products with float
+// accumulators whose 16-bit A and B operands both lie "MN-major" in shared
+// memory (rows along the reduction, each row 64 contiguous M or N values of
+// 128 bytes, 128-byte swizzle). Used by convolution_wgrad_wgmma.cu; meant
+// to be reused by other wgmma kernels.
+//
+// Compile the callers for sm_90a (-gencode=arch=compute_90a,code=sm_90a);
+// on other targets the instructions are absent and callers must not run
+// (see FREEDNN_WGMMA_COMPILED).
+#pragma once
+
+#include <cstdint>
+
+// Whether this device pass has the sm_90a instructions.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define FREEDNN_WGMMA_COMPILED 1
+#else
+#define FREEDNN_WGMMA_COMPILED 0
+#endif
+
+namespace fdnn::cuda::wgmma {
+
+#if FREEDNN_WGMMA_COMPILED
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// The descriptor of a shared-memory operand with the 128-byte swizzle.
+// For MN-major operands: lbo = bytes between successive 64-value (128-byte)
+// blocks along M / N, sbo = bytes between successive groups of 8 rows along
+// the reduction. The hardware swizzles by address bits (bits 4-6 ^= bits
+// 7-9), so a start that is not 1024-byte aligned (a row offset inside the
+// swizzle atom) reads the rows written there with the same address-based
+// swizzle; base offset 0 (measured: setting it to the row offset is wrong).
+__device__ __forceinline__ uint64_t sw128_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  uint64_t d = static_cast<uint64_t>((addr & 0x3FFFF) >> 4);
+  d |= static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16;
+  d |= static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32;
+  d |= 1ull << 62;  // layout: 128-byte swizzle
+  return d;
+}
+
+// Byte offset of 16-byte chunk `chunk` (0..7) of row `row` in a region of
+// 128-byte rows that starts 1024-byte aligned, swizzled as wgmma reads it.
+__device__ __forceinline__ uint32_t sw128_offset(int row, int chunk) {
+  return static_cast<uint32_t>(row * 128 + ((chunk ^ (row & 7)) << 4));
+}
+
+// Ordinary or cp.async shared-memory writes become visible to wgmma's
+// (async proxy) reads: each writing thread, before the barrier.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Keeps the compiler from moving accumulator definitions into a wgmma
+// pipeline stage (ptxas would serialize the wgmmas, warning C7515).
+template <int N>
+__device__ __forceinline__ void pin_registers(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// d (64 x 192 float, the m64nNk16 fragment layout) += A (64 x 16) * B (16 x 192),
+// both operands MN-major (transposed) in shared memory.
+#define FREEDNN_WGMMA_N192_REGS                                                                                     \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
+  "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, "  \
+  "%68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, "  \
+  "%90, %91, %92, %93, %94, %95}"
+#define FREEDNN_WGMMA_N192_OUTS(d)                                                                                  \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),      \
+      "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),      \
+      "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),     \
+      "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),     \
+      "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),     \
+      "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),     \
+      "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),     \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]),     \
+      "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]),     \
+      "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]),     \
+      "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]),     \
+      "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+
+template <bool Bf16>
+__device__ __forceinline__ void mma_m64n192k16_tt(float (&d)[96], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (Bf16) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 " FREEDNN_WGMMA_N192_REGS
+        ", %96, %97, p, 1, 1, 1, 1;\n}\n"
+        : FREEDNN_WGMMA_N192_OUTS(d)
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 " FREEDNN_WGMMA_N192_REGS
+        ", %96, %97, p, 1, 1, 1, 1;\n}\n"
+        : FREEDNN_WGMMA_N192_OUTS(d)
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+  }
+}
+
+#undef FREEDNN_WGMMA_N192_REGS
+#undef FREEDNN_WGMMA_N192_OUTS
+
+#endif  // FREEDNN_WGMMA_COMPILED
+
+}  // namespace fdnn::cuda::wgmma
