@@ -3,7 +3,14 @@
  * own fastest algorithm with cudnnFind*Algorithm, then that algorithm is
  * timed (median of 9 runs after 2 warm-up runs, CUDA events on the handle's
  * stream); each layer prints a "bench" line (bytes: x, w and y once each)
- * and a TFLOP/s line. bench_resnet50() runs the issue's matrix for one type
+ * and a TFLOP/s line, and the same two for <name>.x10: ten calls back to
+ * back between the events, time per call (median of 5). A single call's
+ * time includes the library's host work before its first kernel starts;
+ * back to back, that work overlaps the previous call's kernels, as in a
+ * training step that queues its layers ahead of the GPU. A library with a
+ * long host path looks slower in the single-call figure than the GPU work
+ * it queues (a helper's harness timed cuDNN's 128x28 filter gradient back
+ * to back at 572-586 TFLOP/s where these single calls gave 314-423). bench_resnet50() runs the issue's matrix for one type
  * and layout: the seven ResNet-50 layers at batch 32 and 256, three
  * directions each. BENCH_CONV_FILTER (environment), a ','-separated list of
  * substrings, keeps only the cases whose full name contains one of them
@@ -65,6 +72,22 @@ static double time_ms(const Ctx *c, cudnnStatus_t *st) {
   }
   qsort(t, kRuns, sizeof(float), cmp_float);
   return t[kRuns / 2];
+}
+
+/* Time per call of `calls` calls back to back, median of 5 (after
+ * time_ms's warm-up). */
+static double time_ms_back_to_back(const Ctx *c, int calls) {
+  enum { kRuns = 5 };
+  float t[kRuns];
+  for (int i = 0; i < kRuns; ++i) {
+    CUDA_OK(cudaEventRecord(ev0, stream));
+    for (int k = 0; k < calls; ++k) run(c);
+    CUDA_OK(cudaEventRecord(ev1, stream));
+    CUDA_OK(cudaEventSynchronize(ev1));
+    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
+  }
+  qsort(t, kRuns, sizeof(float), cmp_float);
+  return t[kRuns / 2] / calls;
 }
 
 /* The fastest algorithm by the library's own Find, and its workspace. */
@@ -173,6 +196,9 @@ static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, in
     } else {
       printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", full, bytes, ms, bytes / (ms * 1e-3) / 1e9);
       printf("# %s tflops=%.2f algo=%d ws=%zu\n", full, flops / (ms * 1e-3) / 1e12, cx.algo, cx.ws_bytes);
+      const double ms10 = time_ms_back_to_back(&cx, 10);
+      printf("bench %s.x10 bytes=%.0f ms=%.4f gbs=%.1f\n", full, bytes, ms10, bytes / (ms10 * 1e-3) / 1e9);
+      printf("# %s.x10 tflops=%.2f algo=%d ws=%zu\n", full, flops / (ms10 * 1e-3) / 1e12, cx.algo, cx.ws_bytes);
     }
     fflush(stdout);
     if (cx.ws) cudaFree(cx.ws);
