@@ -759,6 +759,22 @@ TEST(Convolution, FewChannelFilterGradientIgnoresUnreadInput) {
   }
 }
 
+// ALGO_1 of `pr`'s filter gradient against the reference, with beta = 0 on
+// a NaN-poisoned dw and beta != 0: one blend on a CPU handle (alternating
+// with `iter`, to keep the float64 reference's time down), two on a GPU
+// handle.
+void check_wgrad_algo1(Handle &h, Rng &rng, const Problem &pr, int iter) {
+  static const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  Bound b(pr);
+  const V7 v7 = query_v7(h, b, Dir::bwd_filter);
+  const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+  ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+  std::vector<AlphaBeta> use{blends[iter % 4]};
+  if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
+  for (const AlphaBeta &ab : use)
+    check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+}
+
 // Filter gradients of HALF / BFLOAT16 problems with small images, C and K
 // multiples of 8, x and dy packed NHWC: what the GPU may run as im2col +
 // cuBLASLt GEMMs (cuda/convolution_wgrad_gemm.hpp). FREEDNN_CONV_WGRAD_GEMM=1
@@ -784,19 +800,11 @@ void check_wgrad_gemm_shapes(uint64_t seed, bool chunked) {
       {2, 128, 64, 7, 7, 3, 3, 1, 1, 2, CUDNN_CONVOLUTION},
       {4, 64, 64, 4, 4, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
   };
-  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   int iter = 0;
   for (const FewChannelShape &sh : shapes) {
     const Problem pr = few_channel_problem(sh, iter, iter % 3 == 1, rng);
     const ScopedEnv taps("FREEDNN_CONV_WGRAD_GEMM_TAPS", chunked && iter % 2 ? "3" : nullptr);
-    Bound b(pr);
-    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
-    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
-    std::vector<AlphaBeta> use{blends[iter % 4]};
-    if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
-    for (const AlphaBeta &ab : use)
-      check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    check_wgrad_algo1(h, rng, pr, iter);
     if (::testing::Test::HasFailure()) break;
     ++iter;
   }
@@ -846,18 +854,10 @@ void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits)
       {2, 64, 128, 5, 6, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
       {3, 128, 256, 6, 5, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
   };
-  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   int iter = 0;
   for (const FewChannelShape &sh : shapes) {
     const Problem pr = few_channel_problem(sh, iter, iter == 5, rng);  // the fall back: KCRS
-    Bound b(pr);
-    const V7 v7 = query_v7(h, b, Dir::bwd_filter);
-    const int algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-    ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
-    std::vector<AlphaBeta> use{blends[iter % 4]};
-    if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
-    for (const AlphaBeta &ab : use)
-      check_algorithm(h, rng, pr, b, Dir::bwd_filter, algo, v7.status[algo], v7.memory[algo], &ab);
+    check_wgrad_algo1(h, rng, pr, iter);
     if (::testing::Test::HasFailure()) break;
     ++iter;
   }
