@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "core/dtype.hpp"
+#include "core/env_words.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "core/thread_pool.hpp"
@@ -369,13 +370,13 @@ void run_line_blocks(const ExecContext &ctx, const Layout &L, const RunArgs<C> &
   // prefetches the x lines down the run. Same problem, 2 threads, in one
   // process: 1.05-1.07x the 128 x 64 items (0.81 -> 0.86 of a streaming
   // copy of the same buffers); 32x64x56x56: 1.25x.
-  // FREEDNN_CPU_LINE_ITEMS=0 keeps the whole-row items, =short the 128 x 64
-  // ones also when streaming (to measure).
+  // FREEDNN_CPU_LINE_ITEMS (comma-separated words, to measure): "0" keeps
+  // the whole-row items, "short" the 128 x 64 ones also when streaming
+  // ("q16" picks the 16-bit block kernel: transpose_lines.cpp).
   enum class Items { whole, short_runs, long_runs };
   static const Items items = [] {
-    const char *v = std::getenv("FREEDNN_CPU_LINE_ITEMS");
-    if (v != nullptr && v[0] == '0') return Items::whole;
-    if (v != nullptr && std::strcmp(v, "short") == 0) return Items::short_runs;
+    if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "0")) return Items::whole;
+    if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "short")) return Items::short_runs;
     return Items::long_runs;
   }();
   const bool short_rows = items != Items::whole && ys1 > xs0 && D1 * esi <= kShortRowMaxBytes;

@@ -122,9 +122,10 @@ TEST_F(CpuLineTranspose, PaddedRowsAndMisalignedOutputs) {
 // blocks of channels by runs of pixels: channel counts below, at and above
 // one item's, planes of several runs (the streamed long runs: below).
 TEST_F(CpuLineTranspose, NhwcToNchwPixelRunsEveryType) {
-  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_DOUBLE, CUDNN_DATA_INT8};
-  const std::vector<int64_t> channels = {24, 33, 48, 64, 100};
-  for (int it = 0; it < 8; ++it) {
+  const std::vector<cudnnDataType_t> types = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_DOUBLE, CUDNN_DATA_INT8,
+                                              CUDNN_DATA_BFLOAT16};
+  const std::vector<int64_t> channels = {3, 17, 24, 33, 40, 48, 64, 100};
+  for (int it = 0; it < 15; ++it) {
     const cudnnDataType_t t = types[static_cast<size_t>(it) % types.size()];
     const std::vector<int64_t> dims = {rng.integer(1, 2), rng.pick(channels), rng.integer(20, 40), rng.integer(30, 50)};
     HostTensor x = tensor(t, dims, padded_strides(dims, true, 0));
@@ -133,12 +134,57 @@ TEST_F(CpuLineTranspose, NhwcToNchwPixelRunsEveryType) {
   }
 }
 
+// Large copies compared byte for byte: a copy must reproduce every bit, so
+// these compare bytes (random bit patterns in x, NaN-poisoned y) instead of
+// going through the slower float64 reference. y is placed `offset` bytes into
+// its buffer; the bytes around it must stay untouched.
+class CpuLineTransposeLarge : public CpuLineTranspose {
+ protected:
+  void copy_bytes(cudnnDataType_t t, const std::vector<int64_t> &dims, const std::vector<int64_t> &x_strides,
+                  const std::vector<int64_t> &y_strides, size_t offset) {
+    HostTensor x = make_tensor(t, dims, x_strides);
+    HostTensor y = make_tensor(t, dims, y_strides);
+    for (size_t i = 0; i < x.bytes.size(); ++i) x.bytes[i] = static_cast<uint8_t>(rng.integer(0, 255));
+    if (lane_bytes(t) > 1)
+      for (size_t i = 1; i < x.bytes.size(); i += 2) x.bytes[i] &= 0x3f;  // no NaN or infinity in any lane
+    poison(y);
+    std::vector<uint8_t> image(offset, 0x5a);
+    image.insert(image.end(), y.bytes.begin(), y.bytes.end());
+    image.resize(image.size() + 64, 0x5a);
+    Buffer yb(image);
+    TensorDesc xd(x), yd(y);
+    Buffer xb = upload(x);
+    const float one = 1, zero = 0;
+    const double one_d = 1, zero_d = 0;  // double data takes double scaling factors
+    const bool dbl = t == CUDNN_DATA_DOUBLE;
+    const void *alpha = dbl ? static_cast<const void *>(&one_d) : &one;
+    const void *beta = dbl ? static_cast<const void *>(&zero_d) : &zero;
+    const std::string what = "x " + describe(x) + " y " + describe(y) + " offset " + std::to_string(offset);
+    ASSERT_EQ(cudnnTransformTensor(h, alpha, xd, xb.get(), beta, yd, static_cast<char *>(yb.get()) + offset),
+              CUDNN_STATUS_SUCCESS)
+        << what;
+    const std::vector<uint8_t> got = yb.download();
+    const size_t es = lane_bytes(t);
+    int64_t wrong = 0;
+    for_each_index(dims, [&](const std::vector<int64_t> &i) {
+      const uint8_t *want = x.bytes.data() + static_cast<size_t>(x.lane_offset(i)) * es;
+      const uint8_t *have = got.data() + offset + static_cast<size_t>(y.lane_offset(i)) * es;
+      if (std::memcmp(want, have, es) != 0) ++wrong;
+    });
+    EXPECT_EQ(wrong, 0) << what;
+    // Padding between y's elements keeps its poison.
+    const HostTensor poisoned = y;
+    std::memcpy(y.bytes.data(), got.data() + offset, y.bytes.size());
+    EXPECT_TRUE(gaps_untouched(y, poisoned)) << what;
+    for (size_t i = 0; i < offset; ++i) ASSERT_EQ(got[i], 0x5a) << what << ": byte " << i << " before y";
+    for (size_t i = offset + y.bytes.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0x5a) << what << ": after y";
+  }
+};
+
 // Outputs of 16 MiB and more get streaming stores when every row starts at
 // the same offset within a cache line; rows then start and end with partial
-// lines (y placed a few elements into its buffer). A copy must reproduce
-// every bit, so these large cases compare bytes (random bit patterns in x,
-// NaN-poisoned y) instead of going through the slower float64 reference.
-TEST_F(CpuLineTranspose, LargeOutputsStreamedFromAnyLineOffset) {
+// lines (y placed a few elements into its buffer).
+TEST_F(CpuLineTransposeLarge, LargeOutputsStreamedFromAnyLineOffset) {
   struct Case {
     cudnnDataType_t t;
     std::vector<int64_t> dims;
@@ -153,38 +199,43 @@ TEST_F(CpuLineTranspose, LargeOutputsStreamedFromAnyLineOffset) {
       {CUDNN_DATA_FLOAT, {2, 48, 210, 210}, false, 4 * 3},
       {CUDNN_DATA_DOUBLE, {1, 40, 230, 230}, false, 8 * 5},  // 16 + 16 + 8 channels
   };
-  for (const Case &c : cases) {
-    HostTensor x = make_tensor(c.t, c.dims, padded_strides(c.dims, !c.to_nhwc, 0));
-    HostTensor y = make_tensor(c.t, c.dims, padded_strides(c.dims, c.to_nhwc, 0));
-    for (size_t i = 0; i < x.bytes.size(); ++i) x.bytes[i] = static_cast<uint8_t>(rng.integer(0, 255));
-    for (size_t i = 1; i < x.bytes.size(); i += 2) x.bytes[i] &= 0x3f;  // no NaN or infinity in any lane
-    poison(y);
-    std::vector<uint8_t> image(c.offset, 0x5a);
-    image.insert(image.end(), y.bytes.begin(), y.bytes.end());
-    image.resize(image.size() + 64, 0x5a);
-    Buffer yb(image);
-    TensorDesc xd(x), yd(y);
-    Buffer xb = upload(x);
-    const float one = 1, zero = 0;
-    const double one_d = 1, zero_d = 0;  // double data takes double scaling factors
-    const bool dbl = c.t == CUDNN_DATA_DOUBLE;
-    const void *alpha = dbl ? static_cast<const void *>(&one_d) : &one;
-    const void *beta = dbl ? static_cast<const void *>(&zero_d) : &zero;
-    const std::string what = "x " + describe(x) + " y " + describe(y) + " offset " + std::to_string(c.offset);
-    ASSERT_EQ(cudnnTransformTensor(h, alpha, xd, xb.get(), beta, yd, static_cast<char *>(yb.get()) + c.offset),
-              CUDNN_STATUS_SUCCESS)
-        << what;
-    const std::vector<uint8_t> got = yb.download();
-    const size_t es = lane_bytes(c.t);
-    int64_t wrong = 0;
-    for_each_index(c.dims, [&](const std::vector<int64_t> &i) {
-      const uint8_t *want = x.bytes.data() + static_cast<size_t>(x.lane_offset(i)) * es;
-      const uint8_t *have = got.data() + c.offset + static_cast<size_t>(y.lane_offset(i)) * es;
-      if (std::memcmp(want, have, es) != 0) ++wrong;
-    });
-    EXPECT_EQ(wrong, 0) << what;
-    for (size_t i = 0; i < c.offset; ++i) ASSERT_EQ(got[i], 0x5a) << what << ": byte " << i << " before y";
-    for (size_t i = c.offset + y.bytes.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0x5a) << what << ": after y";
+  for (const Case &c : cases)
+    copy_bytes(c.t, c.dims, padded_strides(c.dims, !c.to_nhwc, 0), padded_strides(c.dims, c.to_nhwc, 0), c.offset);
+}
+
+// Streamed NHWC -> NCHW (y of 16 MiB and more) in every element size: channel
+// counts that are not multiples of a block (columns past the last block go
+// element by element; fewer channels than a block take the tiled path), an
+// odd number of blocks of pixels per plane (an odd last band), y starting
+// inside a cache line (the first and last pixels of every plane go through
+// the tile code), padded rows of x (pixels further apart than C), and planes
+// that are not a whole number of lines (odd pixel counts, padded y rows: the
+// streaming tiles instead).
+TEST_F(CpuLineTransposeLarge, NhwcToNchwStreamedEveryType) {
+  struct Case {
+    cudnnDataType_t t;
+    int64_t n, c;
+    size_t offset_elems;  // y this many elements into a line
+    int64_t x_pad, y_pad;
+    bool odd_pixels;      // W = 7 and H odd instead of W = one block and H odd
+  };
+  const std::vector<Case> cases = {
+      {CUDNN_DATA_FLOAT, 1, 17, 0, 0, 0, false},    {CUDNN_DATA_FLOAT, 2, 40, 3, 0, 0, false},
+      {CUDNN_DATA_FLOAT, 1, 100, 5, 3, 0, false},   {CUDNN_DATA_FLOAT, 1, 3, 0, 0, 0, false},
+      {CUDNN_DATA_FLOAT, 1, 33, 0, 0, 2, false},    {CUDNN_DATA_FLOAT, 1, 48, 0, 0, 0, true},
+      {CUDNN_DATA_HALF, 1, 40, 7, 0, 0, false},     {CUDNN_DATA_HALF, 2, 100, 0, 1, 0, false},
+      {CUDNN_DATA_HALF, 1, 64, 0, 0, 0, true},      {CUDNN_DATA_BFLOAT16, 1, 17, 0, 0, 0, false},
+      {CUDNN_DATA_BFLOAT16, 1, 64, 31, 0, 0, false}, {CUDNN_DATA_DOUBLE, 1, 17, 1, 0, 0, false},
+      {CUDNN_DATA_DOUBLE, 1, 40, 0, 2, 0, false},   {CUDNN_DATA_INT8, 1, 100, 9, 0, 0, false},
+  };
+  for (const Case &k : cases) {
+    const int64_t es = static_cast<int64_t>(lane_bytes(k.t));
+    const int64_t pixels = (16 << 20) / (es * k.n * k.c) + 1;  // y of at least 16 MiB
+    const int64_t w = k.odd_pixels ? 7 : 64 / es;
+    const int64_t h = (pixels + w - 1) / w | 1;
+    const std::vector<int64_t> dims = {k.n, k.c, h, w};
+    copy_bytes(k.t, dims, padded_strides(dims, true, k.x_pad), padded_strides(dims, false, k.y_pad),
+               static_cast<size_t>(es) * k.offset_elems);
   }
 }
 
