@@ -10,10 +10,12 @@
 // filter row r) x 64 c over one split part of the pixels; every part writes
 // float partials to the scratch and a second kernel sums them into dw as
 // alpha * sum + beta * dw (beta = 0 never reads dw). H100, batch 256, HALF
-// (harness scratch-w4 with this kernel, 2026-11-23; cuDNN 9's best algorithm
-// in the same runs): 128x28 374 TFLOP/s (cuDNN 572-586, ratio 0.62-0.64),
-// 256x14 438 (cuDNN 554, 0.79; 358 with 128-row blocks), 512x7 285 (cuDNN
-// 642, 0.44); the mma.sync kernel: 267 / 261 / 209-224. BFLOAT16 the same
+// (a stand-alone harness with this kernel, 2026-11-23, ten calls back to
+// back; cuDNN 9's best algorithm in the same runs; see
+// docs/perf-logs-gpu-wgrad-wgmma-2026-11-23.md): 128x28 374 TFLOP/s (cuDNN
+// 572-586, ratio 0.62-0.64), 256x14 438 (cuDNN 554, 0.79; 358 with 128-row
+// blocks), 512x7 285 (cuDNN 642, 0.44); the mma.sync kernel in earlier
+// single-call bench runs: 267 / 261 / 209-224. BFLOAT16 the same
 // within 1%. (The 64x56 layer, K = 64, ran 218 with 64-row blocks: not
 // taken.) FREEDNN_CONV_WGRAD_WGMMA=1 turns it on; off by default until the
 // library path has passed the GPU tests (Convolution.WgradWgmma*).
