@@ -24,6 +24,7 @@
 
 #include "cuda/convolution_index.cuh"
 #include "cuda/convolution_wgrad_wgmma.hpp"
+#include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/storage_types.cuh"
 #include "cuda/wgmma_sm90.cuh"
@@ -47,17 +48,6 @@ struct WgmmaArgs {
   int H, W, C, K, P, Q, pad_h, pad_w, flip;
   int npix, nchunks, splits;
 };
-
-#if FREEDNN_WGMMA_COMPILED
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-#endif
 
 // Grid: x = (k block of 128 Mw, filter row r, c block of 64), y = split part.
 template <bool Bf16, int Mw>
