@@ -279,7 +279,8 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   // one-block multiprocessors x (the stages of one part + 6 for the ring's
   // fill and the epilogue), a stage ~1 us per 128 rows (~3 TFLOP/s per
   // multiprocessor), plus each part's partials written and read (~3 TB/s).
-  // H100, HALF, batch 256 (TFLOP/s by parts, harness scratch-w4): 128x28
+  // H100, HALF, batch 256 (TFLOP/s by parts, the stand-alone harness of
+  // docs/perf-logs-gpu-wgrad-wgmma-2026-11-23.md): 128x28
   // (128 rows) 22: 374, 44: 352; 256x14 (256 rows) 11: 438, 22: 373; 512x7
   // (256 rows) 3: 241, 6: 285. The model picks 22, 11 and 5.
   const double stage_us = 128.0 * mw * 192 * kPix * 2 / 3.0e6, part_us = 2 * part_bytes / 3.0e6;
