@@ -368,6 +368,7 @@ class NhwcDotPlan final : public ExecutionPlan {
                [&](int64_t, int64_t b, int64_t e) { run_tiles(b, e, x, w, y, alpha, beta); });
   }
 
+ private:
   // Output-channel tiles [b, e) over every group of pixels.
   void run_tiles(int64_t b, int64_t e, const float *x, const float *w, float *y, float alpha, float beta) const {
     alignas(64) float part[kGroupPixels * kNR * kLanes];
