@@ -56,38 +56,28 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double time_ms(const Ctx *c, cudnnStatus_t *st) {
-  *st = run(c);
-  if (*st != CUDNN_STATUS_SUCCESS) return -1.0;
-  for (int i = 0; i < 2; ++i) run(c);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  enum { kRuns = 9 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
-    CUDA_OK(cudaEventRecord(ev0, stream));
-    run(c);
-    CUDA_OK(cudaEventRecord(ev1, stream));
-    CUDA_OK(cudaEventSynchronize(ev1));
-    CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
-  }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2];
-}
-
-/* Time per call of `calls` calls back to back, median of 5 (after
- * time_ms's warm-up). */
-static double time_ms_back_to_back(const Ctx *c, int calls) {
-  enum { kRuns = 5 };
-  float t[kRuns];
-  for (int i = 0; i < kRuns; ++i) {
+/* Time per call of `calls` calls back to back between the events, median
+ * of `runs` (at most 9). */
+static double median_ms(const Ctx *c, int calls, int runs) {
+  float t[9];
+  for (int i = 0; i < runs; ++i) {
     CUDA_OK(cudaEventRecord(ev0, stream));
     for (int k = 0; k < calls; ++k) run(c);
     CUDA_OK(cudaEventRecord(ev1, stream));
     CUDA_OK(cudaEventSynchronize(ev1));
     CUDA_OK(cudaEventElapsedTime(&t[i], ev0, ev1));
   }
-  qsort(t, kRuns, sizeof(float), cmp_float);
-  return t[kRuns / 2] / calls;
+  qsort(t, (size_t)runs, sizeof(float), cmp_float);
+  return t[runs / 2] / calls;
+}
+
+/* One call's time, median of 9, after a checked call and 2 warm-ups. */
+static double time_ms(const Ctx *c, cudnnStatus_t *st) {
+  *st = run(c);
+  if (*st != CUDNN_STATUS_SUCCESS) return -1.0;
+  for (int i = 0; i < 2; ++i) run(c);
+  CUDA_OK(cudaStreamSynchronize(stream));
+  return median_ms(c, 1, 9);
 }
 
 /* The fastest algorithm by the library's own Find, and its workspace. */
@@ -196,7 +186,7 @@ static void bench_layer(const char *name, cudnnDataType_t t, int nhwc, int n, in
     } else {
       printf("bench %s bytes=%.0f ms=%.4f gbs=%.1f\n", full, bytes, ms, bytes / (ms * 1e-3) / 1e9);
       printf("# %s tflops=%.2f algo=%d ws=%zu\n", full, flops / (ms * 1e-3) / 1e12, cx.algo, cx.ws_bytes);
-      const double ms10 = time_ms_back_to_back(&cx, 10);
+      const double ms10 = median_ms(&cx, 10, 5);
       printf("bench %s.x10 bytes=%.0f ms=%.4f gbs=%.1f\n", full, bytes, ms10, bytes / (ms10 * 1e-3) / 1e9);
       printf("# %s.x10 tflops=%.2f algo=%d ws=%zu\n", full, flops / (ms10 * 1e-3) / 1e12, cx.algo, cx.ws_bytes);
     }
