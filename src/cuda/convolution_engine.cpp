@@ -48,9 +48,9 @@
 //                            FREEDNN_CONV_WGRAD_GEMM=0 keeps the mma kernel).
 //                            Other 3x3 unit-stride ones with C % 64 == 0
 //                            and K % 128 == 0 (packed NHWC / KRSC) run on
-//                            wgmma on an H100 with FREEDNN_CONV_WGRAD_WGMMA=1
-//                            (convolution_wgrad_wgmma.hpp; off by default
-//                            until verified in the library).
+//                            wgmma on an H100 (convolution_wgrad_wgmma.hpp;
+//                            FREEDNN_CONV_WGRAD_WGMMA=0 keeps the mma
+//                            kernel).
 //   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
 //                            then the tiled GEMM on the lowered matrix.
 //   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:

@@ -227,12 +227,12 @@ bool device_runs_wgmma() {
   return cached[dev] == 1;
 }
 
-// FREEDNN_CONV_WGRAD_WGMMA=1 turns the path on. Off by default until the
-// library path has passed the GPU tests (Convolution.WgradWgmma*): the
-// kernel was checked in the standalone harness only (2026-11-23).
+// FREEDNN_CONV_WGRAD_WGMMA=0 turns the path off (the mma.sync kernel then
+// runs these problems). The library path passed the GPU tests
+// (Convolution.WgradWgmma*) on 2026-11-23.
 bool switched_on() {
   const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA");
-  return v != nullptr && std::strcmp(v, "1") == 0;
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 // 64-row blocks of k per warpgroup: 2 (256-row blocks, more reuse of each

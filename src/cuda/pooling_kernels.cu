@@ -19,8 +19,7 @@
 //    in shared memory, pairs of values per 32-bit instruction
 //    (pooling_max_backward_stream). H100, 256x64x112x112 f16 pad 1:
 //    0.348 ms, 0.90 of copy, 4.4x cuDNN 9 (the two-pass form: 0.60 ms), in
-//    a stand-alone harness; opt-in (FREEDNN_POOL_STREAM=1) until the
-//    library's path has run on a GPU.
+//    a stand-alone harness. FREEDNN_POOL_STREAM=0 switches it off.
 //  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2, paddings
 //    below the window, any layout and type, when the plan has its scratch
 //    (a byte per output): two passes, first-maximum codes from x, then a
@@ -1389,8 +1388,8 @@ __global__ void __launch_bounds__(256) pooling_max_backward_codes(Geo g, const u
 // f16: 0.348 ms, 0.90 of a D2D copy (x, dy, dx counted once), 4.4x cuDNN
 // 9; the two-pass form 0.60 ms. With CQ = 4 and PT = 56 (channel counts
 // of 4 vectors but not 8): 0.367 ms. Those figures are from a stand-alone
-// harness with this kernel's code; the library's path has not run on a GPU
-// yet, so it is off unless FREEDNN_POOL_STREAM=1 (stream_switched_on).
+// harness with this kernel's code; the library's path passed the GPU
+// tests on 2026-11-23 (PoolingBackward.MaxNhwcStreaming).
 template <class S>
 struct PairOps;
 template <>
@@ -1657,13 +1656,12 @@ const PoolTune &pool_tune() {
 // bfloat16 with channels innermost in 16-byte vectors (the pointers'
 // alignment is checked at launch), a multiple of 4 vectors. It needs no
 // scratch (pooling_codes_bytes).
-// FREEDNN_POOL_STREAM=1 turns the kernel on, read at every call (tests
-// switch it): it stays off by default until the library's path has run on
-// a GPU. Either setting is safe for a plan made under the other: without
-// codes scratch the two-pass form falls back to the generic kernels.
+// FREEDNN_POOL_STREAM=0 turns the kernel off, read at every call (tests
+// switch it). Either setting is safe for a plan made under the other:
+// without codes scratch the two-pass form falls back to the generic kernels.
 bool stream_switched_on() {
   const char *v = std::getenv("FREEDNN_POOL_STREAM");
-  return v != nullptr && std::strcmp(v, "1") == 0;
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 bool stream_backward_applies(const PoolingArgs &a) {

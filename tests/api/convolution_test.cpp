@@ -836,7 +836,7 @@ TEST(Convolution, WgradGemmSwitchedOff) {
 // the kernel's 64-pixel stages (images cross stage boundaries), pad 0 / 1 /
 // 2 and unequal pads, both modes, beta = 0 on a NaN-poisoned dw and beta !=
 // 0; K = 256 runs the kernel's 256-row blocks, K = 128 its 128-row ones.
-// `on` is FREEDNN_CONV_WGRAD_WGMMA (the path is off by default for now),
+// `on` is FREEDNN_CONV_WGRAD_WGMMA ("1", the default, or "0"),
 // `splits` forces that many split parts (more than the pixel chunks: some
 // parts empty). One KCRS problem (not the kernel's layout) checks the fall
 // back. On CPU handles the same problems run on the CPU engines.

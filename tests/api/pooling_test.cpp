@@ -340,11 +340,12 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
 // runs of pair rows it cuts small batches into, odd extents, x from distinct
 // values or from four values with a few NaNs (ties in most windows), both
 // NaN rules and blending.
-// FREEDNN_POOL_STREAM=1 switches the kernel on (off by default for now).
-TEST(PoolingBackward, MaxNhwcStreaming) {
-  const ScopedEnv stream("FREEDNN_POOL_STREAM", "1");
+// `stream` is FREEDNN_POOL_STREAM: "1" (the default) runs the streaming
+// kernel, "0" the two-pass codes kernels on the same problems.
+void check_max_backward_nhwc_3x3(uint64_t seed, const char *stream) {
+  const ScopedEnv path("FREEDNN_POOL_STREAM", stream);
   EngineHandles hs;
-  Rng rng(test_seed(320));
+  Rng rng(test_seed(seed));
   const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
   auto few_values = [](HostTensor &t, Rng &r) {
     std::vector<double> v(static_cast<size_t>(t.elements()));
@@ -369,6 +370,14 @@ TEST(PoolingBackward, MaxNhwcStreaming) {
                        k % 3 == 0 ? std::function<void(HostTensor &, Rng &)>(fill_distinct)
                                   : std::function<void(HostTensor &, Rng &)>(few_values));
   }
+}
+
+TEST(PoolingBackward, MaxNhwcStreaming) { check_max_backward_nhwc_3x3(320, "1"); }
+
+// The same problems with the streaming kernel switched off.
+TEST(PoolingBackward, MaxNhwcStreamingSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_max_backward_nhwc_3x3(321, "0");
 }
 
 // 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
