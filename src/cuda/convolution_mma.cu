@@ -57,7 +57,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "core/error.hpp"
 #include "cuda/cuda_util.hpp"
@@ -87,23 +86,12 @@ size_t tile_smem(int bm, int bn) {
   return pipe > epi ? pipe : epi;
 }
 
-// The device's opt-in shared memory per block (cached per device), or 0
-// below compute capability 8.0 (no bf16 mma.sync).
+// The device's opt-in shared memory per block, or 0 below compute
+// capability 8.0 (no bf16 mma.sync) or where it cannot be read.
 size_t device_smem_optin() {
-  static std::mutex m;
-  static long long cached[64];
-  static bool init[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
-  std::lock_guard<std::mutex> lock(m);
-  if (!init[dev]) {
-    int optin = 0, major = 0;
-    const bool ok = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
-                    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess;
-    cached[dev] = ok && major >= 8 ? optin : 0;
-    init[dev] = true;
-  }
-  return static_cast<size_t>(cached[dev]);
+  DeviceFacts f;
+  if (!current_device_facts(f) || f.cc_major < 8) return 0;
+  return static_cast<size_t>(f.smem_optin);
 }
 
 // The filter gradient's tile: of the big tiles and the filter gradient's

@@ -480,10 +480,10 @@ WgradKernel wgrad_kernel(ConvTypes t, int K, int D) {
 }  // namespace
 
 int stem_persistent_blocks(const void *kernel, int threads, size_t smem, int tiles) {
-  int dev = 0, optin = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute");
-  const size_t limit = std::min(kMaxBlockSmem, static_cast<size_t>(optin));
+  DeviceFacts dev;
+  if (!current_device_facts(dev))
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "the current CUDA device's shared memory size could not be read");
+  const size_t limit = std::min(kMaxBlockSmem, static_cast<size_t>(dev.smem_optin));
   if (smem > limit)
     fail(CUDNN_STATUS_NOT_SUPPORTED, "the stem kernel needs ", smem, " bytes of shared memory; this device allows ", limit);
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)),

@@ -3,20 +3,54 @@
 #include <mutex>
 
 namespace fdnn::cuda {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+bool query(int dev, DeviceFacts &f) {
+  int coop = 0;
+  f.device = dev;
+  const bool ok = cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&f.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&f.l2_bytes, cudaDevAttrL2CacheSize, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&f.cc_major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&f.cc_minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+                  cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) == cudaSuccess;
+  if (f.sm_count < 1) f.sm_count = 1;
+  f.cooperative = coop != 0;
+  return ok;
+}
+
+}  // namespace
+
+bool current_device_facts(DeviceFacts &out) {
+  static std::mutex m;
+  static DeviceFacts cached[kMaxDevices];
+  static bool known[kMaxDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) {
+    cudaGetLastError();
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(m);
+  if (!known[dev]) {
+    DeviceFacts f;
+    if (!query(dev, f)) {
+      cudaGetLastError();
+      return false;
+    }
+    cached[dev] = f;
+    known[dev] = true;
+  }
+  out = cached[dev];
+  return true;
+}
 
 int sm_count() {
-  static std::mutex m;
-  static int cached[64] = {};
-  int dev = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  if (dev < 0 || dev >= 64) dev = 0;
-  std::lock_guard<std::mutex> lock(m);
-  if (cached[dev] == 0) {
-    int n = 0;
-    check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-    cached[dev] = n > 0 ? n : 1;
-  }
-  return cached[dev];
+  DeviceFacts f;
+  if (!current_device_facts(f))
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "the current CUDA device's multiprocessor count could not be read");
+  return f.sm_count;
 }
 
 }  // namespace fdnn::cuda

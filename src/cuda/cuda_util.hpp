@@ -23,7 +23,23 @@ inline void check_launch(const char *kernel) {
          cudaGetErrorString(e), ")");
 }
 
-// Number of multiprocessors of the current device (cached per device).
+// What kernel planners ask about a device, queried once per device.
+struct DeviceFacts {
+  int device = 0;
+  int sm_count = 1;
+  int smem_optin = 0;  // opt-in shared memory per block, bytes
+  int l2_bytes = 0;
+  int cc_major = 0, cc_minor = 0;
+  bool cooperative = false;  // cooperative (grid-synchronised) launches
+};
+
+// The current device's facts (thread-safe, cached per device). False, with
+// the CUDA error cleared, when there is no current device or a query
+// fails: planners then fall back to kernels that need none of them.
+bool current_device_facts(DeviceFacts &out);
+
+// Number of multiprocessors of the current device; fails (an fdnn::Error)
+// when it cannot be queried.
 int sm_count();
 
 inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }

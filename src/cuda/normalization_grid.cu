@@ -374,14 +374,9 @@ void plan_grid_typed(NormArgs &a) {
   const int64_t gv = a.groups / V;
   if (gv < 1 || gv > kGridThreads || a.groups % V != 0) return;
   const void *kernel = grid_kernel_for<S, C>(a);
-  int dev = 0, optin = 0, sms = 0, coop = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || coop == 0 || sms < 1) {
-    cudaGetLastError();
-    return;
-  }
+  DeviceFacts dev;
+  if (!current_device_facts(dev) || !dev.cooperative) return;
+  const int optin = dev.smem_optin, sms = dev.sm_count;
   cudaFuncAttributes fa{};
   if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
     cudaGetLastError();
@@ -393,11 +388,7 @@ void plan_grid_typed(NormArgs &a) {
   const size_t smem = grid_ring_smem_bytes<C>(a);
   if (static_cast<int64_t>(smem) > avail) return;
   // Rows per thread pass 2 should find in L2: a.grid_l2_pct of its size.
-  int l2 = 0;
-  if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess) {
-    cudaGetLastError();
-    l2 = 0;
-  }
+  const int l2 = dev.l2_bytes;
   const int64_t row_bytes = int64_t{16} * (a.backward ? 2 : 1) * (kGridThreads / gv) * gv * nb;  // one k step of the grid
   a.grid_l2_rows = static_cast<int>(static_cast<int64_t>(l2) * a.grid_l2_pct / 100 / row_bytes);
   // The largest limit, whatever this plan needs: a later plan of the same

@@ -1144,20 +1144,8 @@ bool aligned16(const NormArgs &a) {
 }
 
 bool pdl_supported() {
-  static std::mutex mu;
-  static std::vector<std::pair<int, bool>> known;  // (device, compute capability >= 9)
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  for (const auto &e : known)
-    if (e.first == device) return e.second;
-  int major = 0;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) cudaGetLastError();
-  known.emplace_back(device, major >= 9);
-  return major >= 9;
+  DeviceFacts f;
+  return current_device_facts(f) && f.cc_major >= 9;
 }
 
 // Launches kernel k, as a programmatic dependent of the previous kernel in

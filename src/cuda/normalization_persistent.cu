@@ -385,10 +385,10 @@ void plan_persistent_typed(NormArgs &a) {
   const bool cols = a.fast == kFastCols;
   const int tensors = a.backward ? 2 : 1;
   const void *kernel = persistent_kernel_for<S, C>(a);
-  int dev = 0, optin = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
-      optin < 200 * 1024 ||
+  DeviceFacts dev;
+  if (!current_device_facts(dev)) return;
+  const int optin = dev.smem_optin;
+  if (optin < 200 * 1024 ||
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin - 8 * 1024) != cudaSuccess) {
     cudaGetLastError();
     return;
