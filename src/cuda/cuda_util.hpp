@@ -44,6 +44,28 @@ int sm_count();
 
 inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
 
+// Runs body(memory) with `bytes` of stream-ordered device memory taken for
+// this call alone (no synchronisation; the driver's pool keeps later calls
+// cheap) and released after it, also when body throws. For engines whose
+// caller gave too little workspace, or none. `what` names the memory in
+// errors.
+template <class Body>
+void with_stream_memory(size_t bytes, void *stream, const char *what, Body &&body) {
+  cudaStream_t s = as_stream(stream);
+  void *memory = nullptr;
+  const cudaError_t e = cudaMallocAsync(&memory, bytes, s);
+  if (e != cudaSuccess)
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cudaMallocAsync of ", bytes, " bytes (", what,
+         ") failed: ", cudaGetErrorName(e));
+  try {
+    body(memory);
+  } catch (...) {
+    cudaFreeAsync(memory, s);
+    throw;
+  }
+  check_cuda(cudaFreeAsync(memory, s), what);
+}
+
 inline bool aligned_to(const void *p, size_t bytes) { return (reinterpret_cast<uintptr_t>(p) % bytes) == 0; }
 
 }  // namespace fdnn::cuda

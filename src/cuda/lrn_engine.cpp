@@ -90,17 +90,10 @@ class Plan final : public ExecutionPlan {
       launch_lrn(a, ctx.stream);
       return;
     }
-    cudaStream_t stream = as_stream(ctx.stream);
-    void *ws = nullptr;
-    check_cuda(cudaMallocAsync(&ws, need, stream), "cudaMallocAsync of the LRN scratch");
-    a.scratch = ws;
-    try {
+    with_stream_memory(need, ctx.stream, "the LRN scratch", [&](void *scratch) {
+      a.scratch = scratch;
       launch_lrn(a, ctx.stream);
-    } catch (...) {
-      cudaFreeAsync(ws, stream);
-      throw;
-    }
-    check_cuda(cudaFreeAsync(ws, stream), "cudaFreeAsync of the LRN scratch");
+    });
   }
 
  private:

@@ -138,24 +138,16 @@ class Plan final : public ExecutionPlan {
     a.beta = op.blend.beta;
     a.propagate_nan = op.nan_propagation != CUDNN_NOT_PROPAGATE_NAN;
     const size_t need = workspace_size();
-    cudaStream_t stream = as_stream(ctx.stream);
     if (need == 0 || (pack.workspace != nullptr && pack.workspace_size >= need)) {
       a.workspace = pack.workspace;
       launch_reduction(a, ctx.stream);
       return;
     }
-    // The caller's workspace is too small: take stream-ordered memory for this
-    // call (no synchronisation; the pool keeps it cheap on later calls).
-    void *ws = nullptr;
-    check_cuda(cudaMallocAsync(&ws, need, stream), "cudaMallocAsync of the reduction workspace");
-    a.workspace = ws;
-    try {
+    // The caller's workspace is too small: memory for this call alone.
+    with_stream_memory(need, ctx.stream, "the reduction workspace", [&](void *workspace) {
+      a.workspace = workspace;
       launch_reduction(a, ctx.stream);
-    } catch (...) {
-      cudaFreeAsync(ws, stream);
-      throw;
-    }
-    check_cuda(cudaFreeAsync(ws, stream), "cudaFreeAsync of the reduction workspace");
+    });
   }
 
  private:

@@ -191,19 +191,14 @@ void launch_typed(const SpatialTransformArgs &a, cudaStream_t stream) {
       break;
     case 3: {
       const int64_t count = a.n * a.c * a.hi * a.wi;
-      void *acc = nullptr;
-      check_cuda(cudaMallocAsync(&acc, static_cast<size_t>(count) * sizeof(C), stream), "cudaMallocAsync (dx buffer)");
-      try {
-        check_cuda(cudaMemsetAsync(acc, 0, static_cast<size_t>(count) * sizeof(C), stream), "cudaMemsetAsync");
+      const size_t bytes = static_cast<size_t>(count) * sizeof(C);
+      with_stream_memory(bytes, stream, "the dx accumulator", [&](void *acc) {
+        check_cuda(cudaMemsetAsync(acc, 0, bytes, stream), "cudaMemsetAsync");
         sampler_backward_kernel<S, C><<<blocks_for(a.n * a.h * a.w), kThreads, 0, stream>>>(a, static_cast<C *>(acc));
         check_launch("sampler_backward_kernel");
         blend_dx_kernel<S, C><<<blocks_for(count), kThreads, 0, stream>>>(a, static_cast<const C *>(acc));
         check_launch("blend_dx_kernel");
-      } catch (...) {
-        cudaFreeAsync(acc, stream);
-        throw;
-      }
-      check_cuda(cudaFreeAsync(acc, stream), "cudaFreeAsync (dx buffer)");
+      });
       break;
     }
     default: fail(CUDNN_STATUS_INTERNAL_ERROR, "cuda.spatial_transform: unknown stage");
