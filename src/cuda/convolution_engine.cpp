@@ -51,6 +51,12 @@
 //                            wgmma on an H100 (convolution_wgrad_wgmma.hpp;
 //                            FREEDNN_CONV_WGRAD_WGMMA=0 keeps the mma
 //                            kernel).
+//                            The forward and the data gradient as a
+//                            forward with C % 64 == 0, K % 64 == 0, one
+//                            group, 2-D, packed NHWC / KRSC run on wgmma
+//                            on an H100 (convolution_fwd_wgmma.hpp;
+//                            FREEDNN_CONV_FWD_WGMMA=0 keeps the mma
+//                            kernel).
 //   cuda.conv.gemm           FWD GEMM: explicit im2col into the workspace,
 //                            then the tiled GEMM on the lowered matrix.
 //   cuda.conv.direct         FWD DIRECT, BWD_DATA ALGO_0, BWD_FILTER ALGO_0:
@@ -68,6 +74,7 @@
 #include "core/error.hpp"
 #include "cuda/convolution_args.hpp"
 #include "cuda/convolution_dgrad_as_fwd.hpp"
+#include "cuda/convolution_fwd_wgmma.hpp"
 #include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_narrow.hpp"
 #include "cuda/convolution_stem.hpp"
@@ -202,6 +209,8 @@ struct Setup {
   ConvArgs fwd;
   int fwd_bm = 0, fwd_bn = 0;
   size_t wt_at = 0;
+  // That forward on wgmma (convolution_fwd_wgmma.hpp) rather than mma.sync.
+  bool as_fwd_wgmma = false;
   // The HALF / BFLOAT16 filter gradient as im2col + cuBLASLt GEMMs
   // (convolution_wgrad_gemm.hpp) where conv_wgrad_gemm_wanted says it wins;
   // its scratch from offset 0 (the paths are exclusive).
@@ -210,6 +219,9 @@ struct Setup {
   // after wgrad_gemm when dy and x are 16-byte aligned: its split parts
   // (0: not this path), float partials from the scratch's offset 0.
   int wgmma_splits = 0;
+  // The forward on wgmma (convolution_fwd_wgmma.hpp), tried before the mma
+  // kernel when x and w are 16-byte aligned and y 4-byte aligned.
+  bool fwd_wgmma = false;
 };
 
 ConvArgs base_args(const ConvGeometry &geo) {
@@ -490,6 +502,7 @@ bool setup_dgrad_as_fwd(const ConvGeometry &geo, Setup &s) {
   s.as_fwd = true;
   s.fwd = a;
   s.fwd_bm = bm, s.fwd_bn = bn;
+  s.as_fwd_wgmma = conv_fwd_wgmma_applies(a, s.types);
   if (a.split > 1) s.scratch = std::max(s.scratch, s.table + static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * 4);
   s.wt_at = round256(s.scratch);
   s.scratch = s.wt_at + round256(static_cast<size_t>(a.G) * a.Kg * a.Cg * a.T * 2);
@@ -575,6 +588,7 @@ Setup make_setup(Family f, const graph::Graph &g) {
   if (f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && conv_wgrad_gemm_wanted(a, s.types))
     s.wgrad_gemm = ConvWgradGemm::make(a, s.types);
   if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
+  s.fwd_wgmma = s.mma && a.dir == kConvFwd && conv_fwd_wgmma_applies(a, s.types);
   if (s.mma && a.dir == kConvBwdFilter && conv_wgrad_wgmma_applies(a, s.types)) {
     s.wgmma_splits = conv_wgrad_wgmma_splits(a);
     s.scratch = std::max(s.scratch, conv_wgrad_wgmma_scratch(a, s.wgmma_splits));
@@ -613,6 +627,10 @@ class Plan final : public ExecutionPlan {
     }
     if (s_.wgmma_splits > 0 && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
       launch_conv_wgrad_wgmma(a, s_.types, s_.wgmma_splits, pack.scratch, ctx.stream);
+      return;
+    }
+    if (s_.fwd_wgmma && aligned_to(a.A, 16) && aligned_to(a.B, 16) && aligned_to(a.dst, 4)) {
+      launch_conv_fwd_wgmma(a, s_.types, ctx.stream);
       return;
     }
     if (s_.stem_dgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {
@@ -709,6 +727,10 @@ class Plan final : public ExecutionPlan {
     ConvArgs f = s_.fwd;
     f.A = a.A, f.B = wt, f.dst = a.dst, f.alpha = a.alpha, f.beta = a.beta;
     if (!aligned_to(f.dst, 16)) f.vec_out = 0;
+    if (s_.as_fwd_wgmma && aligned_to(f.dst, 4)) {  // dy: 16-byte aligned (execute), w': the scratch's
+      launch_conv_fwd_wgmma(f, s_.types, stream);
+      return;
+    }
     if (f.split > 1) f.partial = static_cast<char *>(pack.scratch) + s_.table;
     launch_conv_mma(f, s_.types, s_.fwd_bm, s_.fwd_bn, stream);
     if (f.split > 1) launch_conv_finalize(f, s_.types, stream);

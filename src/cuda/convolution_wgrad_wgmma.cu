@@ -20,13 +20,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "cuda/convolution_index.cuh"
 #include "cuda/convolution_wgrad_wgmma.hpp"
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/storage_types.cuh"
+#include "cuda/wgmma_probe.hpp"
 #include "cuda/wgmma_sm90.cuh"
 
 namespace fdnn::cuda {
@@ -189,44 +189,6 @@ __global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int pa
   blend_store<TO, float>(dw, e + 3, s.w, alpha, beta);
 }
 
-// Writes 1 where this build's device code has the sm_90a instructions.
-__global__ void wgmma_probe_kernel(int *out) { *out = FREEDNN_WGMMA_COMPILED; }
-
-// Whether the current device runs the kernel (compute capability 9.0 and
-// an sm_90a image in this build), probed once per device.
-bool device_runs_wgmma() {
-  static std::mutex m;
-  static int cached[64] = {};  // 0 unknown, 1 yes, 2 no
-  int dev = 0;
-  check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-  if (dev < 0 || dev >= 64) return false;
-  std::lock_guard<std::mutex> lock(m);
-  if (cached[dev] == 0) {
-    int major = 0, minor = 0;
-    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), "cudaDeviceGetAttribute");
-    check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), "cudaDeviceGetAttribute");
-    int yes = 0, smem_optin = 0;
-    check_cuda(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
-               "cudaDeviceGetAttribute");
-    if (major == 9 && minor == 0 && smem_optin >= smem_bytes(2)) {
-      int *flag = nullptr;
-      if (cudaMalloc(&flag, sizeof(int)) == cudaSuccess) {
-        wgmma_probe_kernel<<<1, 1, 0, cudaStreamPerThread>>>(flag);
-        if (cudaGetLastError() == cudaSuccess &&
-            cudaMemcpyAsync(&yes, flag, sizeof(int), cudaMemcpyDeviceToHost, cudaStreamPerThread) == cudaSuccess &&
-            cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess) {
-        } else {
-          yes = 0;
-        }
-        cudaFree(flag);
-      }
-      cudaGetLastError();  // leave no sticky launch error behind
-    }
-    cached[dev] = yes == 1 ? 1 : 2;
-  }
-  return cached[dev] == 1;
-}
-
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns the path off (the mma.sync kernel then
 // runs these problems). The library path passed the GPU tests
 // (Convolution.WgradWgmma*) on 2026-11-23.
@@ -266,7 +228,7 @@ bool conv_wgrad_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   if (a.ys[1] != 1 || a.ys[4] != K || a.ys[3] != a.out[2] * K || a.ys[0] != a.P * K) return false;
   if (a.ws[1] != 1 || a.ws[4] != C || a.ws[3] != 3 * C || a.ws[0] != 9 * C) return false;
   if (a.out[1] < 1 || a.out[2] < 1) return false;
-  return switched_on() && device_runs_wgmma();
+  return switched_on() && device_runs_wgmma(smem_bytes(2));
 }
 
 int conv_wgrad_wgmma_splits(const ConvArgs &a) {

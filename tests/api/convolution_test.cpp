@@ -877,6 +877,73 @@ TEST(Convolution, WgradWgmmaSwitchedOff) {
   check_wgrad_wgmma_shapes(test_seed(434), "0", nullptr);
 }
 
+// Forward convolutions and data gradients of HALF / BFLOAT16 problems with
+// C and K multiples of 64, x and y packed NHWC: what an H100 runs on the
+// wgmma forward kernel (convolution_fwd_wgmma.hpp) when
+// FREEDNN_CONV_FWD_WGMMA is `on` ("1", the default; "0" keeps the mma.sync
+// kernel), the data gradient with unit strides as a forward of dy with the
+// transformed filter. Pixel counts that are no multiple of the kernel's 128 / 256-row
+// tiles, K = 64 / 128 / 192 / 256 (each tile width), pad 0 / 1 / 2, a 1x1
+// with C = 256 (1x1 with C = 64 stays on mma.sync) and a strided problem (the data gradient of that one keeps its own view),
+// both modes, one KCRS filter (the fall back), each problem with beta = 0
+// on a NaN-poisoned output and with beta != 0, both forward implicit GEMM
+// algorithms. On CPU handles the same problems run on the CPU engines, with
+// one of the two blends (alternating, for the float64 reference's time).
+// `blocks` caps the kernel's grid (FREEDNN_CONV_FWD_WGMMA_BLOCKS): each block
+// then runs several tiles, as on problems larger than the float64 reference
+// can check in time.
+void check_fwd_wgmma_shapes(uint64_t seed, const char *on, const char *blocks) {
+  const ScopedEnv path("FREEDNN_CONV_FWD_WGMMA", on);
+  const ScopedEnv grid("FREEDNN_CONV_FWD_WGMMA_BLOCKS", blocks);
+  Handle h;
+  Rng rng(seed);
+  std::vector<FewChannelShape> shapes = {
+      {3, 64, 128, 9, 11, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {2, 128, 64, 6, 7, 3, 3, 0, 0, 1, CUDNN_CONVOLUTION},
+      {1, 128, 256, 9, 7, 3, 3, 2, 2, 1, CUDNN_CROSS_CORRELATION},
+      {2, 256, 192, 11, 10, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+      {2, 64, 128, 12, 13, 3, 3, 1, 1, 2, CUDNN_CROSS_CORRELATION},
+      {1, 64, 64, 8, 8, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
+      {2, 192, 256, 5, 5, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    const Problem pr = few_channel_problem(sh, iter, iter == 5, rng);  // the fall back: KCRS
+    Bound b(pr);
+    const V7 fwd = query_v7(h, b, Dir::fwd), dgrad = query_v7(h, b, Dir::bwd_data);
+    const int algos[] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
+    std::vector<AlphaBeta> use{blends[iter % 4]};
+    if (gpu_mode()) use = {blends[iter % 2], blends[2 + iter % 2]};
+    int k = 0;
+    for (const AlphaBeta &ab : use) {
+      const int algo = algos[(iter + k++) % 2];
+      ASSERT_EQ(fwd.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+      check_algorithm(h, rng, pr, b, Dir::fwd, algo, fwd.status[algo], fwd.memory[algo], &ab);
+      const int dalgo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+      ASSERT_EQ(dgrad.status[dalgo], CUDNN_STATUS_SUCCESS) << pr.text;
+      check_algorithm(h, rng, pr, b, Dir::bwd_data, dalgo, dgrad.status[dalgo], dgrad.memory[dalgo], &ab);
+    }
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, FwdWgmma) { check_fwd_wgmma_shapes(test_seed(435), "1", nullptr); }
+
+// Two blocks in the grid: every block runs several tiles (GPU only).
+TEST(Convolution, FwdWgmmaTwoBlocks) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_fwd_wgmma_shapes(test_seed(437), "1", "2");
+}
+
+// The same problems on the mma.sync kernel (FREEDNN_CONV_FWD_WGMMA=0; GPU
+// only: the CPU engines have one path).
+TEST(Convolution, FwdWgmmaSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_fwd_wgmma_shapes(test_seed(436), "0", nullptr);
+}
+
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
   if (gpu_mode()) GTEST_SKIP() << "the CPU reference engines run on CPU handles";
   Handle h("cpu.reference");

@@ -1,0 +1,429 @@
+// The wgmma forward convolution (convolution_fwd_wgmma.hpp) as an implicit
+// GEMM: rows m = output pixels (n, p, q), columns = output channels k, the
+// reduction in steps of one filter tap (r, s) x 64 input channels, taps
+// inner.
+//
+// Block: 384 threads, persistent over tiles of 128 MW rows x BN columns.
+// Warpgroup 0 produces: its 128 threads gather each step's A (128 MW pixels
+// x the 64 channels of the tap, zeros outside the image and past the last
+// pixel) by 16-byte cp.async through L1, and one of them loads B (BN filter
+// rows x the same 64 channels) with a tensor-map copy; both K-major, rows of
+// 128 bytes with the 128-byte swizzle, into a ring of stages. A stage is full
+// when its mbarrier has seen every producer thread's copies land and the
+// copy's bytes. Warpgroups 1 and 2 consume: each multiplies its 64 MW rows
+// by the stage with m64nBNk16 wgmmas, keeps one wgmma group in flight, and
+// hands the stage before back through an "empty" mbarrier. The producer
+// runs ahead into the next tile while the consumers store the last one, so
+// there is no block-wide barrier anywhere in the loop.
+//
+// The run-time variants (ring depth, step order, cp.async.cg for A, cp.async
+// for B) are the harness's measurements (tests/oracle_gpu/fwd_wgmma_harness.cu);
+// the library runs the defaults of make_args.
+#include <cuda.h>  // CUtensorMap and its enums (types only: the encoder comes through the runtime)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda/convolution_fwd_wgmma.hpp"
+#include "cuda/cp_async.cuh"
+#include "cuda/cuda_util.hpp"
+#include "cuda/wgmma_probe.hpp"
+#include "cuda/wgmma_sm90.cuh"
+
+namespace fdnn::cuda {
+namespace {
+
+constexpr int kThreads = 384;   // producer warpgroup + 2 consumer warpgroups
+constexpr int kRowBytes = 128;  // 64 channels of 16 bits
+constexpr int kRingBudget = 200 * 1024;
+constexpr int kMaxStages = 8;
+
+// A block tile: bn output channels x 128 mw output pixels.
+struct FwdTile {
+  int bn, mw;
+};
+
+__host__ __device__ constexpr int tile_rows(int mw) { return 128 * mw; }
+__host__ __device__ constexpr int stage_bytes(int bn, int mw) { return (tile_rows(mw) + bn) * kRowBytes; }
+// The deepest ring that fits the budget.
+__host__ __device__ constexpr int max_stages(int bn, int mw) {
+  return kRingBudget / stage_bytes(bn, mw) < kMaxStages ? kRingBudget / stage_bytes(bn, mw) : kMaxStages;
+}
+// The ring depth a tile runs with: 4 stages (6 for the smallest tile)
+// measured 3-10% faster than the deepest ring (see the log); fewer stages
+// leave a larger L1.
+__host__ __device__ constexpr int default_stages(int bn, int mw) {
+  return max_stages(bn, mw) < (bn == 64 && mw == 1 ? 6 : 4) ? max_stages(bn, mw) : (bn == 64 && mw == 1 ? 6 : 4);
+}
+// + 1024 bytes to align the ring to the swizzle atom.
+__host__ __device__ constexpr int smem_bytes(int bn, int mw, int stages) { return stages * stage_bytes(bn, mw) + 1024; }
+
+struct FwdArgs {
+  const uint16_t *x, *w;
+  uint16_t *y;
+  int H, W, C, K, P, Q, R, S;
+  int pad_h, pad_w, str_h, str_w, dil_h, dil_w, flip;
+  int M;         // output pixels N*P*Q
+  int ntiles_k;  // K / bn
+  int ntiles;    // tiles of the whole problem (m tiles x k tiles, k fastest)
+  int nsteps;    // R * S * C / 64
+  int stages;    // ring depth, 2 .. max_stages
+  // Step order: taps inner (consecutive steps gather the same channels of
+  // neighbouring pixels, which L1 may still hold) or channel blocks inner.
+  int taps_inner;
+  int a_via_l1;   // gather x with cp.async.ca (through L1) rather than .cg
+  int b_via_tma;  // load w's box with the tensor-map copy engine (one thread) rather than cp.async
+  float alpha, beta;
+};
+
+#if FREEDNN_WGMMA_COMPILED
+// 16 bytes of x into shared memory through L1 (zeros when !valid).
+__device__ __forceinline__ void cp_async16_ca(uint32_t saddr, const void *gmem, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(gmem), "r"(valid ? 16 : 0));
+}
+
+template <bool Bf16>
+__device__ __forceinline__ uint32_t pack2(float a, float b) {
+  if constexpr (Bf16) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<const uint32_t *>(&v);
+  } else {
+    const __half2 v = __floats2half2_rn(a, b);
+    return *reinterpret_cast<const uint32_t *>(&v);
+  }
+}
+template <bool Bf16>
+__device__ __forceinline__ float2 unpack2(uint32_t u) {
+  if constexpr (Bf16) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&u));
+  } else {
+    return __half22float2(*reinterpret_cast<const __half2 *>(&u));
+  }
+}
+
+// The producer warpgroup: every step of every tile of this block into the ring.
+template <int BN, int MW>
+__device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wmap, uint32_t ring, uint64_t *full,
+                                        uint64_t *empty) {
+  constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
+  constexpr int kARows = kBM / 16, kBRows = BN / 16;
+  const int tid = threadIdx.x;                 // 0..127
+  const int chunk = tid & 7, row0 = tid >> 3;  // rows row0 + 16 j, 16-byte chunk `chunk`
+  const int PQ = p.P * p.Q, RSC = p.R * p.S * p.C;
+  const int cblocks = p.C / 64;
+  int stage = 0;
+  unsigned phase = 0;    // parity of the ring's current round
+  bool wrapped = false;  // a full round has been produced: wait for empties
+  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+    const int m0 = mt * kBM, k0 = kt * BN;
+    // Each row's window origin: its offset in x and (h0, w0); rows past the
+    // last pixel get an origin no tap brings into the image.
+    int aoff[kARows], ah[kARows], aw[kARows];
+#pragma unroll
+    for (int j = 0; j < kARows; ++j) {
+      const int pix = m0 + row0 + 16 * j;
+      if (pix < p.M) {
+        const int n = pix / PQ, rem = pix - n * PQ;
+        const int pp = rem / p.Q, q = rem - pp * p.Q;
+        ah[j] = pp * p.str_h - p.pad_h;
+        aw[j] = q * p.str_w - p.pad_w;
+        aoff[j] = ((n * p.H + ah[j]) * p.W + aw[j]) * p.C + chunk * 8;
+      } else {
+        ah[j] = -(1 << 30), aw[j] = 0, aoff[j] = 0;
+      }
+    }
+    const uint16_t *wrow = p.w + static_cast<long long>(k0 + row0) * RSC + chunk * 8;
+    int r = 0, s = 0, cb = 0;
+    for (int step = 0; step < p.nsteps; ++step) {
+      if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
+      const uint32_t st = ring + stage * kStageBytes;
+      const int dh = r * p.dil_h, dw = s * p.dil_w;
+      const int doff = (dh * p.W + dw) * p.C + cb * 64;
+#pragma unroll
+      for (int j = 0; j < kARows; ++j) {
+        const bool ok = static_cast<unsigned>(ah[j] + dh) < static_cast<unsigned>(p.H) &&
+                        static_cast<unsigned>(aw[j] + dw) < static_cast<unsigned>(p.W);
+        const uint16_t *src = ok ? p.x + (aoff[j] + doff) : p.x;
+        const uint32_t dst = st + wgmma::sw128_offset(row0 + 16 * j, chunk);
+        if (p.a_via_l1)
+          cp_async16_ca(dst, src, ok);
+        else
+          cp_async16(dst, src, ok);
+      }
+      const int tap = p.flip ? (p.R - 1 - r) * p.S + (p.S - 1 - s) : r * p.S + s;
+      if (p.b_via_tma) {
+        if (tid == 0) {
+          wgmma::mbar_arrive_expect_tx(&full[stage], BN * kRowBytes);
+          wgmma::tma_load_2d(st + kBM * kRowBytes, &wmap, tap * p.C + cb * 64, k0, &full[stage]);
+        }
+      } else {
+        const uint16_t *wsrc = wrow + tap * p.C + cb * 64;
+#pragma unroll
+        for (int j = 0; j < kBRows; ++j)
+          cp_async16(st + kBM * kRowBytes + wgmma::sw128_offset(row0 + 16 * j, chunk),
+                     wsrc + static_cast<long long>(16 * j) * RSC, true);
+      }
+      wgmma::mbar_arrive_on_cp_async(&full[stage]);
+      if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
+      if (p.taps_inner) {
+        if (++s == p.S) {
+          s = 0;
+          if (++r == p.R) r = 0, ++cb;
+        }
+      } else if (++cb == cblocks) {
+        cb = 0;
+        if (++s == p.S) s = 0, ++r;
+      }
+    }
+  }
+  cp_async_wait_all();
+}
+
+// A consumer warpgroup (wg 0 or 1): rows 64 MW wg .. of every tile.
+template <bool Bf16, int BN, int MW>
+__device__ __forceinline__ void consume(const FwdArgs &p, uint32_t ring, uint64_t *full, uint64_t *empty, int wg) {
+  constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
+  const int warp = (threadIdx.x / 32) & 3, lane = threadIdx.x & 31;
+  float acc[MW][BN / 2];
+  int stage = 0, prev = 0;
+  unsigned phase = 0;
+  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+    const int m0 = mt * kBM, k0 = kt * BN;
+#pragma unroll
+    for (int m = 0; m < MW; ++m) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[m][i] = 0.f;
+      wgmma::pin_registers(acc[m]);
+    }
+    for (int step = 0; step < p.nsteps; ++step) {
+      wgmma::mbar_wait(&full[stage], phase);
+      // The stage was written by cp.async (the generic proxy); wgmma reads
+      // it through the async proxy.
+      wgmma::fence_proxy_async();
+      const uint32_t st = ring + stage * kStageBytes;
+      const uint32_t a_base = st + wg * MW * 64 * kRowBytes, b_base = st + kBM * kRowBytes;
+      wgmma::fence();
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int m = 0; m < MW; ++m)
+          wgmma::mma_m64k16_kk<Bf16, BN>(acc[m], wgmma::sw128_desc(a_base + m * 64 * kRowBytes + kk * 32, 16, 1024),
+                                         wgmma::sw128_desc(b_base + kk * 32, 16, 1024));
+      wgmma::commit_group();
+      wgmma::wait_group<1>();
+      // The group of the step before has finished reading its stage.
+      if (step > 0 && lane == 0) wgmma::mbar_arrive(&empty[prev]);
+      prev = stage;
+      if (++stage == p.stages) stage = 0, phase ^= 1;
+    }
+    wgmma::wait_group<0>();
+    if (lane == 0) wgmma::mbar_arrive(&empty[prev]);
+    // Fragment of m64nNk16: lane l of warp w holds rows 16w + l/4 (+8),
+    // columns 8j + 2(l%4) (+1) in registers 4j + {0,1} (+{2,3}). A quad of
+    // lanes writes 16 contiguous bytes of a row.
+#pragma unroll
+    for (int m = 0; m < MW; ++m) {
+      const int row_base = m0 + (wg * MW + m) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = row_base + 8 * h;
+        if (row >= p.M) continue;
+        uint16_t *yrow = p.y + static_cast<long long>(row) * p.K + k0 + (lane & 3) * 2;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          float v0 = p.alpha * acc[m][4 * j + 2 * h], v1 = p.alpha * acc[m][4 * j + 2 * h + 1];
+          uint32_t *dst = reinterpret_cast<uint32_t *>(yrow + 8 * j);
+          if (p.beta != 0.f) {
+            const float2 old = unpack2<Bf16>(*dst);
+            v0 += p.beta * old.x, v1 += p.beta * old.y;
+          }
+          *dst = pack2<Bf16>(v0, v1);
+        }
+      }
+    }
+  }
+}
+#endif  // FREEDNN_WGMMA_COMPILED
+
+// wmap: w as a 2-D tensor [K][R*S*C] with boxes of 64 x BN and the 128-byte
+// swizzle (used when p.b_via_tma).
+template <bool Bf16, int BN, int MW>
+__global__ void __launch_bounds__(kThreads, 1)
+    fwd_wgmma_kernel(const FwdArgs p, const __grid_constant__ CUtensorMap wmap) {
+#if FREEDNN_WGMMA_COMPILED
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
+  const uint32_t ring = (wgmma::smem_addr(smem_raw) + 1023) & ~1023u;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < p.stages; ++i) {
+      // One arrival per producer thread's copies, + the expect_tx of the box.
+      wgmma::mbar_init(&full[i], 128 + (p.b_via_tma ? 1 : 0));
+      wgmma::mbar_init(&empty[i], 8);  // one per consumer warp
+    }
+  }
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  if (wg == 0)
+    produce<BN, MW>(p, wmap, ring, full, empty);
+  else
+    consume<Bf16, BN, MW>(p, ring, full, empty, wg - 1);
+#endif
+}
+
+// cuTensorMapEncodeTiled, from the driver through the runtime (the library
+// links no driver library), looked up once.
+using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiled tensor_map_encoder() {
+  static EncodeTiled fn = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    cudaGetLastError();
+    return reinterpret_cast<EncodeTiled>(f);
+  }();
+  return fn;
+}
+
+// w (K rows of R*S*C 16-bit values) as the tensor map of the B boxes: 64
+// values (128 bytes, the swizzle's span) x bn rows. False where the driver
+// has no encoder or refuses the map (the kernel then loads B by cp.async).
+bool filter_map(const FwdArgs &p, int bn, CUtensorMap *m) {
+  const cuuint64_t row = static_cast<cuuint64_t>(p.R) * p.S * p.C;
+  const cuuint64_t dims[2] = {row, static_cast<cuuint64_t>(p.K)};
+  const cuuint64_t strides[1] = {row * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(bn)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const EncodeTiled encode = tensor_map_encoder();
+  return encode != nullptr &&
+         encode(m, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<uint16_t *>(p.w), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool switched_on() {
+  const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+// The tile for M output pixels and K channels on `sms` multiprocessors: the
+// one with the least estimated time, counted as the tiles of the busiest
+// block (blocks stride over the tiles) times a tile's work over the rate
+// its shape reaches on a full H100 (TFLOP/s, the harness of
+// docs/perf-logs-gpu-fwd-wgmma-2026-11-23.md): larger tiles move fewer
+// bytes per product, smaller ones fill the last wave better.
+FwdTile choose_tile(long long M, int K, int sms) {
+  struct Candidate {
+    FwdTile tile;
+    double rate;
+  };
+  static const Candidate candidates[] = {
+      {{256, 1}, 540}, {{128, 2}, 460}, {{128, 1}, 446}, {{64, 2}, 350}, {{64, 1}, 325}};
+  FwdTile best{64, 1};
+  double best_t = -1;
+  for (const Candidate &c : candidates) {
+    if (K % c.tile.bn != 0) continue;
+    const long long tiles = (M + tile_rows(c.tile.mw) - 1) / tile_rows(c.tile.mw) * (K / c.tile.bn);
+    const long long per_block = (tiles + sms - 1) / sms;
+    const double t = double(per_block) * tile_rows(c.tile.mw) * c.tile.bn / c.rate;
+    if (best_t < 0 || t < best_t) best_t = t, best = c.tile;
+  }
+  return best;
+}
+
+FwdArgs make_args(const ConvArgs &a) {
+  FwdArgs p;
+  p.x = static_cast<const uint16_t *>(a.A);
+  p.w = static_cast<const uint16_t *>(a.B);
+  p.y = static_cast<uint16_t *>(a.dst);
+  p.H = a.in[1], p.W = a.in[2], p.C = a.Cg, p.K = a.Kg, p.P = a.out[1], p.Q = a.out[2];
+  p.R = a.filt[1], p.S = a.filt[2];
+  p.pad_h = a.pad[1], p.pad_w = a.pad[2];
+  p.str_h = a.str[1], p.str_w = a.str[2];
+  p.dil_h = a.dil[1], p.dil_w = a.dil[2];
+  p.flip = a.flip;
+  p.M = a.N * a.P;
+  p.nsteps = p.R * p.S * (p.C / 64);
+  p.stages = 0;  // the tile's default
+  p.taps_inner = 1;
+  p.a_via_l1 = 1;
+  p.b_via_tma = 1;
+  p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
+  return p;
+}
+
+template <bool Bf16, int BN, int MW>
+void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
+  p.ntiles_k = p.K / BN;
+  p.ntiles = (p.M + tile_rows(MW) - 1) / tile_rows(MW) * p.ntiles_k;
+  if (p.stages < 2 || p.stages > max_stages(BN, MW)) p.stages = default_stages(BN, MW);
+  const int smem = smem_bytes(BN, MW, p.stages);
+  auto kernel = fwd_wgmma_kernel<Bf16, BN, MW>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
+  // The smallest shared-memory carveout that holds the ring: the rest of
+  // the multiprocessor's 256 KB stays L1, where the gathers of x hit.
+  const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
+             "cudaFuncSetAttribute");
+  CUtensorMap wmap;
+  std::memset(&wmap, 0, sizeof wmap);
+  if (p.b_via_tma && !filter_map(p, BN, &wmap)) p.b_via_tma = 0;
+  // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
+  // then still hand each block several tiles, the ring running across them).
+  int blocks = std::min(p.ntiles, sms);
+  if (const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA_BLOCKS"); v != nullptr && std::atoi(v) > 0)
+    blocks = std::min(blocks, std::atoi(v));
+  kernel<<<blocks, kThreads, smem, stream>>>(p, wmap);
+  check_launch("fwd_wgmma_kernel");
+}
+
+template <bool Bf16>
+void launch_tile(const FwdArgs &p, FwdTile t, int sms, cudaStream_t stream) {
+  if (t.bn == 256 && t.mw == 1) return launch_tile_kernel<Bf16, 256, 1>(p, sms, stream);
+  if (t.bn == 128 && t.mw == 2) return launch_tile_kernel<Bf16, 128, 2>(p, sms, stream);
+  if (t.bn == 128 && t.mw == 1) return launch_tile_kernel<Bf16, 128, 1>(p, sms, stream);
+  if (t.bn == 64 && t.mw == 2) return launch_tile_kernel<Bf16, 64, 2>(p, sms, stream);
+  return launch_tile_kernel<Bf16, 64, 1>(p, sms, stream);
+}
+
+}  // namespace
+
+bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t) {
+  if (a.dir != kConvFwd || (t != ConvTypes::f16 && t != ConvTypes::bf16) || a.G != 1) return false;
+  if (a.Cg % 64 != 0 || a.Kg % 64 != 0) return false;
+  if (a.filt[0] != 1 || a.in[0] != 1 || a.out[0] != 1 || a.pad[0] != 0) return false;
+  const int H = a.in[1], W = a.in[2], C = a.Cg, K = a.Kg, R = a.filt[1], S = a.filt[2];
+  if (H >= 32768 || W >= 32768 || a.out[1] < 1 || a.out[2] < 1) return false;
+  // Packed NHWC x and y, packed KRSC w (strides N/K, C, D, H, W).
+  if (a.xs[1] != 1 || a.xs[4] != C || a.xs[3] != W * C || a.xs[0] != H * W * C) return false;
+  if (a.ys[1] != 1 || a.ys[4] != K || a.ys[3] != a.out[2] * K || a.ys[0] != a.P * K) return false;
+  if (a.ws[1] != 1 || a.ws[4] != C || a.ws[3] != S * C || a.ws[0] != R * S * C) return false;
+  // A reduction of fewer than 4 steps (1x1 with C = 64: bandwidth-bound,
+  // a tile's stores outweigh its products) runs faster on the mma.sync
+  // kernel's epilogue: device run 1 of 2026-11-23, batch 256 64x56 1x1
+  // 64 -> 256 forward 68 TFLOP/s here against 84 there, 64 -> 64 52 / 58.
+  if (int64_t{R} * S * (C / 64) < 4) return false;
+  return switched_on() && device_runs_wgmma(kRingBudget + 2048);
+}
+
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) {
+  const FwdArgs p = make_args(a);
+  const int sms = sm_count();
+  const FwdTile tile = choose_tile(p.M, p.K, sms);
+  if (t == ConvTypes::bf16)
+    launch_tile<true>(p, tile, sms, as_stream(stream));
+  else
+    launch_tile<false>(p, tile, sms, as_stream(stream));
+}
+
+}  // namespace fdnn::cuda

@@ -1,0 +1,37 @@
+// The HALF / BFLOAT16 forward convolution on Hopper's wgmma (sm_90a;
+// cuda.conv.implicit_gemm, before the mma.sync kernel, and the stride-1
+// data gradient that runs as a forward convolution): x and y packed NHWC,
+// w packed KRSC, one group, 2-D, C and K multiples of 64, R * S * C >= 256
+// (shallower reductions are bandwidth-bound and faster on mma.sync), any
+// filter size, padding, stride and dilation, either mode.
+//
+//   y[n][p][q][k] = alpha * sum over (r, s, c) of
+//                   x[n][p*sh - ph + r*dh][q*sw - pw + s*dw][c] * w[k][r'][s'][c]
+//                   + beta * y[n][p][q][k]
+//
+// (r', s') = (r, s) for CROSS_CORRELATION, (R-1-r, S-1-s) for CONVOLUTION;
+// beta = 0 never reads y. H100, batch 256, HALF, 3x3 pad 1 C = K, ten calls
+// back to back, cuDNN 9's best algorithm in the same run (the stand-alone
+// harness of docs/perf-logs-gpu-fwd-wgmma-2026-11-23.md, 2026-11-23),
+// TFLOP/s forward / data gradient (transform + forward): 64x56 271 / 266
+// (cuDNN 383 / 353), 128x28 402 / 392 (590 / 575), 256x14 561 / 536
+// (571-662 / 658), 512x7 503 / 459 (535-689 / 674); the mma.sync kernel:
+// 202 / 198, 285 / 280, 309 / 300, 288 / 275.
+// FREEDNN_CONV_FWD_WGMMA=0 turns it off (the mma.sync kernel then runs).
+#pragma once
+
+#include "cuda/convolution_args.hpp"
+
+namespace fdnn::cuda {
+
+// Whether the kernel applies to a (kConvFwd args, including the forward
+// view of a data gradient) with types t: the shapes and layouts above, the
+// current device of compute capability 9.0 with the kernel built for
+// sm_90a, and the switch on. Read when a plan is made.
+bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t);
+// a.A = x, a.B = w (16-byte aligned), a.dst = y (4-byte aligned); alpha,
+// beta as the call's.
+// Needs no scratch.
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream);
+
+}  // namespace fdnn::cuda

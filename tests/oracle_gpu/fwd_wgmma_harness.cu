@@ -1,0 +1,530 @@
+// Stand-alone check and timing of the wgmma forward convolution
+// (src/cuda/convolution_fwd_wgmma.cu, #included so that this tests exactly
+// the library's kernel) and of the stride-1 data gradient run through it
+// (convolution_dgrad_as_fwd.cu's filter transform, then the forward).
+//
+// 1. Small problems against a float64 host reference, for every tile the
+//    kernel has and for the library's own tile choice: padding 0/1/2,
+//    strides 1 and 2, dilation, 1x1 and 5x3 filters, pixel tails, both
+//    modes, alpha/beta, beta = 0 on a NaN-poisoned y, HALF and BFLOAT16.
+// 2. The ResNet-50 3x3 layers at batch 256 and 32 in HALF: ten calls back
+//    to back between events, median of 5, every tile and the chosen one,
+//    against NVIDIA cuDNN's best forward and backward-data algorithms
+//    (cudnnFind*) timed the same way in the same process.
+//
+// Build and run on the device machine (H100), from the repository root:
+//   NV=$(python3 -c 'import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])')
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Isrc -I$NV/include \
+//     tests/oracle_gpu/fwd_wgmma_harness.cu -L$NV/lib -l:libcudnn.so.9 \
+//     -Xlinker -rpath=$NV/lib -o /tmp/fwdh && /tmp/fwdh
+#include <cudnn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "cuda/convolution_dgrad_as_fwd.cu"
+#include "cuda/convolution_fwd_wgmma.cu"
+#include "cuda/wgmma_probe.cu"
+#include "cuda/cuda_util.cpp"
+
+namespace fc = fdnn::cuda;
+
+#define CK(x)                                                                                    \
+  do {                                                                                           \
+    cudaError_t e_ = (x);                                                                        \
+    if (e_ != cudaSuccess) {                                                                     \
+      std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #x); \
+      std::exit(1);                                                                              \
+    }                                                                                            \
+  } while (0)
+#define DNN(x)                                                                                       \
+  do {                                                                                               \
+    cudnnStatus_t s_ = (x);                                                                          \
+    if (s_ != CUDNN_STATUS_SUCCESS) {                                                                \
+      std::printf("cuDNN error %s at %s:%d: %s\n", cudnnGetErrorString(s_), __FILE__, __LINE__, #x); \
+      std::exit(1);                                                                                  \
+    }                                                                                                \
+  } while (0)
+
+static uint16_t to16(float v, bool bf16) {
+  if (bf16) {
+    const __nv_bfloat16 b = __float2bfloat16_rn(v);
+    return *reinterpret_cast<const uint16_t *>(&b);
+  }
+  const __half h = __float2half_rn(v);
+  return *reinterpret_cast<const uint16_t *>(&h);
+}
+static double from16(uint16_t u, bool bf16) {
+  if (bf16) return __bfloat162float(*reinterpret_cast<const __nv_bfloat16 *>(&u));
+  return __half2float(*reinterpret_cast<const __half *>(&u));
+}
+
+static uint64_t rng_state = 0x243F6A8885A308D3ull;
+static float urand() {  // uniform in [-1, 1)
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return static_cast<float>((rng_state >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
+}
+
+struct Prob {
+  int N, H, W, C, K, R, S, ph, pw, sh, sw, dh, dw, flip;
+  float alpha, beta;
+  bool bf16;
+  int P() const { return (H + 2 * ph - dh * (R - 1) - 1) / sh + 1; }
+  int Q() const { return (W + 2 * pw - dw * (S - 1) - 1) / sw + 1; }
+};
+
+// The engine's ConvArgs of a forward problem (packed NHWC x / y, KRSC w).
+static fc::ConvArgs fwd_args(const Prob &p, const void *x, const void *w, void *y) {
+  fc::ConvArgs a;
+  a.dir = fc::kConvFwd;
+  a.N = p.N, a.G = 1, a.Cg = p.C, a.Kg = p.K;
+  a.in[1] = p.H, a.in[2] = p.W, a.filt[1] = p.R, a.filt[2] = p.S, a.out[1] = p.P(), a.out[2] = p.Q();
+  a.pad[1] = p.ph, a.pad[2] = p.pw, a.str[1] = p.sh, a.str[2] = p.sw, a.dil[1] = p.dh, a.dil[2] = p.dw;
+  a.flip = p.flip;
+  const int P = p.P(), Q = p.Q();
+  const int xs[5] = {p.H * p.W * p.C, 1, p.H * p.W * p.C, p.W * p.C, p.C};
+  const int ws[5] = {p.R * p.S * p.C, 1, p.R * p.S * p.C, p.S * p.C, p.C};
+  const int ys[5] = {P * Q * p.K, 1, P * Q * p.K, Q * p.K, p.K};
+  for (int i = 0; i < 5; ++i) a.xs[i] = xs[i], a.ws[i] = ws[i], a.ys[i] = ys[i];
+  a.T = p.R * p.S, a.P = P * Q, a.I = p.H * p.W;
+  a.M = p.N * a.P, a.Ncol = p.K, a.R = a.T * p.C;
+  a.alpha = p.alpha, a.beta = p.beta;
+  a.A = x, a.B = w, a.dst = y;
+  return a;
+}
+
+// y (float64) of problem p on host values.
+static std::vector<double> reference(const Prob &p, const std::vector<uint16_t> &x, const std::vector<uint16_t> &w,
+                                     const std::vector<uint16_t> &y0) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<double> xd(x.size()), wd(w.size());
+  for (size_t i = 0; i < x.size(); ++i) xd[i] = from16(x[i], p.bf16);
+  for (size_t i = 0; i < w.size(); ++i) wd[i] = from16(w[i], p.bf16);
+  std::vector<double> y(static_cast<size_t>(p.N) * P * Q * p.K);
+  for (int n = 0; n < p.N; ++n)
+    for (int pp = 0; pp < P; ++pp)
+      for (int q = 0; q < Q; ++q)
+        for (int k = 0; k < p.K; ++k) {
+          double s = 0;
+          for (int r = 0; r < p.R; ++r) {
+            const int h = pp * p.sh - p.ph + r * p.dh;
+            if (h < 0 || h >= p.H) continue;
+            for (int t = 0; t < p.S; ++t) {
+              const int ww = q * p.sw - p.pw + t * p.dw;
+              if (ww < 0 || ww >= p.W) continue;
+              const int rr = p.flip ? p.R - 1 - r : r, tt = p.flip ? p.S - 1 - t : t;
+              const double *xr = &xd[((static_cast<size_t>(n) * p.H + h) * p.W + ww) * p.C];
+              const double *wr = &wd[((static_cast<size_t>(k) * p.R + rr) * p.S + tt) * p.C];
+              for (int c = 0; c < p.C; ++c) s += xr[c] * wr[c];
+            }
+          }
+          const size_t o = ((static_cast<size_t>(n) * P + pp) * Q + q) * p.K + k;
+          y[o] = p.alpha * s + (p.beta != 0 ? p.beta * from16(y0[o], p.bf16) : 0.0);
+        }
+  return y;
+}
+
+static int failures = 0;
+
+// ||out - ref|| / ||ref||, NaN counted as failure.
+static void compare(const char *what, const Prob &p, const std::vector<uint16_t> &out, const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  size_t bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double v = from16(out[i], p.bf16);
+    if (!std::isfinite(v)) {
+      ++bad;
+      continue;
+    }
+    num += (v - ref[i]) * (v - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  const double rel = std::sqrt(num / std::max(den, 1e-300));
+  const double tol = p.bf16 ? 1.5e-2 : 3e-3;
+  const bool ok = bad == 0 && rel < tol;
+  if (!ok) ++failures;
+  std::printf(
+      "%-4s %-28s N%d %dx%d C%d K%d %dx%d pad%d,%d str%d,%d dil%d,%d flip%d a%.2f b%.2f %s: rel %.2e nonfinite %zu\n",
+      ok ? "ok" : "FAIL", what, p.N, p.H, p.W, p.C, p.K, p.R, p.S, p.ph, p.pw, p.sh, p.sw, p.dh, p.dw, p.flip, p.alpha,
+      p.beta, p.bf16 ? "bf16" : "f16", rel, bad);
+}
+
+static const fc::FwdTile kTiles[] = {{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64, 1}};
+
+// A kernel variant: ring depth (0: the tile's default), step order, x through L1.
+struct Variant {
+  int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1;
+};
+
+// tile_index < 0: the library's entry point (its own tile and variant).
+static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaStream_t st, Variant v = {}) {
+  if (tile_index < 0) {
+    fc::launch_conv_fwd_wgmma(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, st);
+    return;
+  }
+  fc::FwdArgs fa = fc::make_args(a);
+  fa.stages = v.stages, fa.taps_inner = v.taps_inner, fa.a_via_l1 = v.a_via_l1, fa.b_via_tma = v.b_via_tma;
+  if (bf16)
+    fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st);
+  else
+    fc::launch_tile<false>(fa, kTiles[tile_index], fc::sm_count(), st);
+}
+
+static bool tile_fits(int tile_index, int K) { return tile_index < 0 || K % kTiles[tile_index].bn == 0; }
+
+static void check_forward(const Prob &p) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<uint16_t> x(static_cast<size_t>(p.N) * p.H * p.W * p.C), w(static_cast<size_t>(p.K) * p.R * p.S * p.C),
+      y0(static_cast<size_t>(p.N) * P * Q * p.K);
+  for (auto &v : x) v = to16(urand(), p.bf16);
+  for (auto &v : w) v = to16(urand(), p.bf16);
+  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
+  for (auto &v : y0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
+  const std::vector<double> ref = reference(p, x, w, y0);
+  uint16_t *dx, *dw, *dy;
+  CK(cudaMalloc(&dx, x.size() * 2));
+  CK(cudaMalloc(&dw, w.size() * 2));
+  CK(cudaMalloc(&dy, y0.size() * 2));
+  CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  // Every tile twice: the default variant, and a 2-stage ring with the
+  // other step order and the other load paths.
+  for (int run = -2; run < 10; ++run) {
+    const int ti = run < 0 ? -1 : run / 2;
+    if (run == -1 || !tile_fits(ti, p.K)) continue;
+    Variant v;
+    if (run >= 0 && run % 2 == 1) v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0;
+    CK(cudaMemcpy(dy, y0.data(), y0.size() * 2, cudaMemcpyHostToDevice));
+    launch_with(fwd_args(p, dx, dw, dy), p.bf16, ti, 0, v);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<uint16_t> out(y0.size());
+    CK(cudaMemcpy(out.data(), dy, out.size() * 2, cudaMemcpyDeviceToHost));
+    char name[64];
+    if (ti < 0)
+      std::snprintf(name, sizeof name, "fwd chosen tile");
+    else
+      std::snprintf(name, sizeof name, "fwd tile %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
+                    v.stages == 2 ? " 2st ch-inner cg no-tma" : "");
+    compare(name, p, out, ref);
+  }
+  CK(cudaFree(dx));
+  CK(cudaFree(dw));
+  CK(cudaFree(dy));
+}
+
+// The data gradient's ConvArgs (as the engine fills them for the filter
+// transform): w packed KRSC with K = Kg, C = Cg.
+static fc::ConvArgs dgrad_args(int C, int K, int R, int S, int flip, const void *w) {
+  fc::ConvArgs a;
+  a.dir = fc::kConvBwdData;
+  a.G = 1, a.Cg = C, a.Kg = K, a.filt[1] = R, a.filt[2] = S, a.T = R * S, a.flip = flip;
+  const int ws[5] = {R * S * C, 1, R * S * C, S * C, C};
+  for (int i = 0; i < 5; ++i) a.ws[i] = ws[i];
+  a.B = w;
+  return a;
+}
+
+// dx (float64) of the stride-1 problem p, straight from the definition:
+// dx[n][h][w][c] = sum over (k, r, s) of dy[n][p][q][k] * w[k][r'][s'][c]
+// where h = p - pad + r dil.
+static std::vector<double> reference_dgrad(const Prob &p, const std::vector<uint16_t> &dy,
+                                           const std::vector<uint16_t> &w, const std::vector<uint16_t> &dx0) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<double> dx(dx0.size(), 0.0);
+  for (int n = 0; n < p.N; ++n)
+    for (int pp = 0; pp < P; ++pp)
+      for (int q = 0; q < Q; ++q)
+        for (int r = 0; r < p.R; ++r) {
+          const int h = pp - p.ph + r * p.dh;
+          if (h < 0 || h >= p.H) continue;
+          for (int t = 0; t < p.S; ++t) {
+            const int ww = q - p.pw + t * p.dw;
+            if (ww < 0 || ww >= p.W) continue;
+            const int rr = p.flip ? p.R - 1 - r : r, tt = p.flip ? p.S - 1 - t : t;
+            for (int k = 0; k < p.K; ++k) {
+              const double g = from16(dy[((static_cast<size_t>(n) * P + pp) * Q + q) * p.K + k], p.bf16);
+              const uint16_t *wr = &w[((static_cast<size_t>(k) * p.R + rr) * p.S + tt) * p.C];
+              double *o = &dx[((static_cast<size_t>(n) * p.H + h) * p.W + ww) * p.C];
+              for (int c = 0; c < p.C; ++c) o[c] += g * from16(wr[c], p.bf16);
+            }
+          }
+        }
+  for (size_t i = 0; i < dx.size(); ++i)
+    dx[i] = p.alpha * dx[i] + (p.beta != 0 ? p.beta * from16(dx0[i], p.bf16) : 0.0);
+  return dx;
+}
+
+// dx of a stride-1 problem p (x: N H W C, w: K R S C, dy: N P Q K) as the
+// library runs it: w' = the filter transform of w, then the forward of dy
+// with w' and padding dil (f - 1) - pad, cross-correlation.
+static void check_dgrad(const Prob &p) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<uint16_t> dyv(static_cast<size_t>(p.N) * P * Q * p.K), w(static_cast<size_t>(p.K) * p.R * p.S * p.C);
+  for (auto &v : dyv) v = to16(urand(), p.bf16);
+  for (auto &v : w) v = to16(urand(), p.bf16);
+  Prob f = p;  // the equivalent forward problem
+  f.H = P, f.W = Q, f.C = p.K, f.K = p.C, f.ph = p.dh * (p.R - 1) - p.ph, f.pw = p.dw * (p.S - 1) - p.pw;
+  f.flip = 0;
+  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
+  std::vector<uint16_t> dx0(static_cast<size_t>(p.N) * p.H * p.W * p.C);
+  for (auto &v : dx0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
+  if (f.P() != p.H || f.Q() != p.W) {
+    std::printf("FAIL dgrad shape mismatch\n");
+    ++failures;
+    return;
+  }
+  const std::vector<double> ref = reference_dgrad(p, dyv, w, dx0);
+  uint16_t *d_dy, *d_w, *d_wt, *d_dx;
+  CK(cudaMalloc(&d_dy, dyv.size() * 2));
+  CK(cudaMalloc(&d_w, w.size() * 2));
+  CK(cudaMalloc(&d_wt, w.size() * 2));
+  CK(cudaMalloc(&d_dx, dx0.size() * 2));
+  CK(cudaMemcpy(d_dy, dyv.data(), dyv.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_w, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_dx, dx0.data(), dx0.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemset(d_wt, 0xFF, w.size() * 2));
+  fc::launch_conv_dgrad_filter_transform(dgrad_args(p.C, p.K, p.R, p.S, p.flip, d_w), d_wt, 0);
+  launch_with(fwd_args(f, d_dy, d_wt, d_dx), p.bf16, -1, 0);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<uint16_t> out(dx0.size());
+  CK(cudaMemcpy(out.data(), d_dx, out.size() * 2, cudaMemcpyDeviceToHost));
+  compare("dgrad (transform + fwd)", p, out, ref);
+  CK(cudaFree(d_dy));
+  CK(cudaFree(d_w));
+  CK(cudaFree(d_wt));
+  CK(cudaFree(d_dx));
+}
+
+// ---- timing ----
+
+static cudaEvent_t ev0, ev1;
+static FILE *csv = stdout;  // every variant's time: N,C,HW,rows,cols,stages,taps_inner,l1,tma,TFLOP/s
+
+template <class F>
+static double median_ms_per_call(F &&call, cudaStream_t st) {
+  for (int i = 0; i < 3; ++i) call();
+  CK(cudaStreamSynchronize(st));
+  std::vector<float> t(5);
+  for (int rep = 0; rep < 5; ++rep) {
+    CK(cudaEventRecord(ev0, st));
+    for (int i = 0; i < 10; ++i) call();
+    CK(cudaEventRecord(ev1, st));
+    CK(cudaEventSynchronize(ev1));
+    CK(cudaEventElapsedTime(&t[rep], ev0, ev1));
+  }
+  CK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[2] / 10.0;
+}
+
+struct Bufs {
+  uint16_t *x, *w, *wt, *y;
+  void *ws;
+  size_t ws_bytes;
+};
+
+static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStream_t st) {
+  const int K = C;
+  Prob p{N, HW, HW, C, K, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1.f, 0.f, false};
+  const double flop = 2.0 * N * HW * HW * double(K) * C * 9;
+  const fc::ConvArgs a = fwd_args(p, b.x, b.w, b.y);
+  double best_ms = 1e30;
+  int best_tile = -1;
+  Variant best_v;
+  char tiles_text[512] = "";
+  for (int ti = 0; ti < 5; ++ti) {
+    if (!tile_fits(ti, K)) continue;
+    double tile_best = 1e30;
+    const int maxst = fc::max_stages(kTiles[ti].bn, kTiles[ti].mw);
+    // FWD_WGMMA_SWEEP=1: every ring depth, step order and load path; else
+    // the defaults.
+    const bool sweep = std::getenv("FWD_WGMMA_SWEEP") != nullptr;
+    for (int stages : {2, 3, 4, 5, 6, 8}) {
+      if (stages > maxst || (!sweep && stages != fc::default_stages(kTiles[ti].bn, kTiles[ti].mw))) continue;
+      for (int order = sweep ? 0 : 1; order < 2; ++order)
+        for (int l1 = sweep ? 0 : 1; l1 < 2; ++l1)
+          for (int tma = 0; tma < 2; ++tma) {
+            Variant v;
+            v.stages = stages, v.taps_inner = order, v.a_via_l1 = l1, v.b_via_tma = tma;
+            const double ms = median_ms_per_call([&] { launch_with(a, false, ti, st, v); }, st);
+            std::fprintf(csv, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f\n", N, C, HW, 128 * kTiles[ti].mw, kTiles[ti].bn, stages,
+                         order, l1, tma, flop / ms / 1e9);
+            char part[24];
+            std::snprintf(part, sizeof part, "%s%.0f", tma ? "/" : " ", flop / ms / 1e9);
+            if (!sweep) std::strcat(tiles_text, part);
+            if (ms < tile_best) tile_best = ms;
+            if (ms < best_ms) best_ms = ms, best_tile = ti, best_v = v;
+          }
+    }
+    char part[48];
+    std::snprintf(part, sizeof part, " %dx%d:%.0f", 128 * kTiles[ti].mw, kTiles[ti].bn, flop / tile_best / 1e9);
+    if (sweep) std::strcat(tiles_text, part);
+  }
+  const double chosen_ms = median_ms_per_call([&] { launch_with(a, false, -1, st); }, st);
+  // Our data gradient: the filter transform + the same forward GEMM (C = K).
+  const fc::ConvArgs da = dgrad_args(C, K, 3, 3, 0, b.w);
+  fc::ConvArgs fa = fwd_args(p, b.x, b.wt, b.y);
+  const double dgrad_ms = median_ms_per_call(
+      [&] {
+        fc::launch_conv_dgrad_filter_transform(da, b.wt, st);
+        launch_with(fa, false, -1, st);
+      },
+      st);
+
+  // cuDNN, best algorithms by its own Find.
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  DNN(cudnnCreateTensorDescriptor(&xd));
+  DNN(cudnnCreateTensorDescriptor(&yd));
+  DNN(cudnnCreateFilterDescriptor(&wd));
+  DNN(cudnnCreateConvolutionDescriptor(&cd));
+  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
+  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
+  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
+  DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  const float one = 1.f, zero = 0.f;
+  cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int n = 0;
+  DNN(cudnnFindConvolutionForwardAlgorithmEx(h, xd, b.x, wd, b.w, cd, yd, b.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp,
+                                             b.ws, b.ws_bytes));
+  double cudnn_fwd_ms = 1e30;
+  int fwd_algo = -1;
+  for (int i = 0; i < n; ++i) {
+    if (fp[i].status != CUDNN_STATUS_SUCCESS || fp[i].memory > b.ws_bytes) continue;
+    const auto algo = fp[i].algo;
+    const double ms = median_ms_per_call(
+        [&] { DNN(cudnnConvolutionForward(h, &one, xd, b.x, wd, b.w, cd, algo, b.ws, b.ws_bytes, &zero, yd, b.y)); },
+        st);
+    if (ms < cudnn_fwd_ms) cudnn_fwd_ms = ms, fwd_algo = algo;
+    if (i >= 2) break;  // Find's first three (sorted by its own time)
+  }
+  cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, b.w, yd, b.y, cd, xd, b.x,
+                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, bp, b.ws, b.ws_bytes));
+  double cudnn_bwd_ms = 1e30;
+  int bwd_algo = -1;
+  for (int i = 0; i < n; ++i) {
+    if (bp[i].status != CUDNN_STATUS_SUCCESS || bp[i].memory > b.ws_bytes) continue;
+    const auto algo = bp[i].algo;
+    const double ms = median_ms_per_call(
+        [&] {
+          DNN(cudnnConvolutionBackwardData(h, &one, wd, b.w, yd, b.y, cd, algo, b.ws, b.ws_bytes, &zero, xd, b.x));
+        },
+        st);
+    if (ms < cudnn_bwd_ms) cudnn_bwd_ms = ms, bwd_algo = algo;
+    if (i >= 2) break;
+  }
+  DNN(cudnnDestroyTensorDescriptor(xd));
+  DNN(cudnnDestroyTensorDescriptor(yd));
+  DNN(cudnnDestroyFilterDescriptor(wd));
+  DNN(cudnnDestroyConvolutionDescriptor(cd));
+  const double t_ours = flop / chosen_ms / 1e9, t_dnn = flop / cudnn_fwd_ms / 1e9;
+  const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
+  std::printf(
+      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
+      "%4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
+      C, HW, N, t_ours, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
+      best_v.a_via_l1, best_v.b_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg, t_dnn_dg,
+      bwd_algo, t_dg / t_dnn_dg, tiles_text);
+  std::fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  CK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  if (!fc::device_runs_fwd_wgmma()) {
+    std::printf("FAIL: the device does not run the sm_90a kernel\n");
+    return 1;
+  }
+  // --profile N C HW: three launches of the library's choice on that layer
+  // (for ncu), nothing else.
+  if (argc == 5 && std::strcmp(argv[1], "--profile") == 0) {
+    const int N = std::atoi(argv[2]), C = std::atoi(argv[3]), HW = std::atoi(argv[4]);
+    Prob p{N, HW, HW, C, C, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1.f, 0.f, false};
+    const size_t act = size_t{1} * N * HW * HW * C, wel = size_t{9} * C * C;
+    std::vector<uint16_t> hx(act), hw(wel);
+    for (auto &v : hx) v = to16(urand(), false);
+    for (auto &v : hw) v = to16(urand() * 0.05f, false);
+    uint16_t *x, *w, *y;
+    CK(cudaMalloc(&x, act * 2));
+    CK(cudaMalloc(&w, wel * 2));
+    CK(cudaMalloc(&y, act * 2));
+    CK(cudaMemcpy(x, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(w, hw.data(), wel * 2, cudaMemcpyHostToDevice));
+    for (int i = 0; i < 3; ++i) launch_with(fwd_args(p, x, w, y), false, -1, 0);
+    CK(cudaDeviceSynchronize());
+    return 0;
+  }
+  // 1. Correctness.
+  auto P = [](int N, int H, int W, int C, int K, int R, int S, int ph, int pw, int sh, int sw, int dh, int dw, int flip,
+              float alpha, float beta,
+              bool bf16) { return Prob{N, H, W, C, K, R, S, ph, pw, sh, sw, dh, dw, flip, alpha, beta, bf16}; };
+  const Prob checks[] = {
+      P(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),         // pixel tail (200 pixels)
+      P(3, 7, 9, 128, 256, 3, 3, 0, 0, 1, 1, 1, 1, 0, 1, 0, false),         // pad 0
+      P(2, 13, 13, 64, 128, 3, 3, 1, 1, 2, 2, 1, 1, 0, 1, 0, false),        // stride 2
+      P(2, 11, 11, 192, 128, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, false),       // 1x1
+      P(2, 12, 12, 64, 64, 1, 1, 0, 0, 2, 2, 1, 1, 0, 1, 0, false),         // 1x1 stride 2
+      P(2, 12, 11, 64, 192, 5, 3, 2, 2, 1, 1, 2, 1, 0, 1, 0, false),        // 5x3, dilation, pad 2
+      P(2, 9, 9, 128, 256, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0.7f, 0.5f, false),   // alpha / beta
+      P(2, 9, 9, 64, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, false),          // CONVOLUTION mode
+      P(5, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),         // 512x7, 245 pixels
+      P(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, true),          // bf16
+      P(2, 9, 9, 128, 256, 3, 3, 1, 1, 2, 1, 1, 1, 1, -1.5f, 0.25f, true),  // bf16 flip beta stride (2,1)
+  };
+  for (const Prob &p : checks) check_forward(p);
+  const Prob dchecks[] = {
+      P(2, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),
+      P(2, 9, 9, 128, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0.5f, 0.5f, false),
+      P(2, 9, 9, 128, 128, 3, 3, 0, 0, 1, 1, 1, 1, 0, 1, 0, true),
+  };
+  for (const Prob &p : dchecks) check_dgrad(p);
+  std::printf("correctness: %d failures\n", failures);
+  if (argc > 1 && std::strcmp(argv[1], "--check-only") == 0) return failures != 0;
+
+  // 2. Timing.
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&ev0));
+  CK(cudaEventCreate(&ev1));
+  cudnnHandle_t h;
+  DNN(cudnnCreate(&h));
+  DNN(cudnnSetStream(h, st));
+  Bufs b;
+  const size_t act = size_t{256} * 56 * 56 * 64, wel = size_t{512} * 9 * 512;
+  CK(cudaMalloc(&b.x, act * 2));
+  CK(cudaMalloc(&b.y, act * 2));
+  CK(cudaMalloc(&b.w, wel * 2));
+  CK(cudaMalloc(&b.wt, wel * 2));
+  b.ws_bytes = size_t{1} << 30;
+  CK(cudaMalloc(&b.ws, b.ws_bytes));
+  {
+    std::vector<uint16_t> hx(act), hw(wel);
+    for (auto &v : hx) v = to16(urand(), false);
+    for (auto &v : hw) v = to16(urand() * 0.05f, false);
+    CK(cudaMemcpy(b.x, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b.y, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b.w, hw.data(), wel * 2, cudaMemcpyHostToDevice));
+  }
+  if (const char *path = std::getenv("FWD_WGMMA_CSV")) csv = std::fopen(path, "w");
+  if (csv == nullptr) csv = stdout;
+  std::fprintf(csv, "N,C,HW,rows,cols,stages,taps_inner,l1,tma,tflops\n");
+  std::printf("HALF NHWC 3x3 pad 1, TFLOP/s, ten calls back to back, median of 5\n");
+  std::printf(
+      "| layer | ours fwd (chosen tile) | cuDNN fwd | ratio | ours dgrad | cuDNN dgrad | ratio | each tile: "
+      "cp.async/TMA B\n");
+  for (int N : {256, 32})
+    for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
+  DNN(cudnnDestroy(h));
+  if (csv != stdout) std::fclose(csv);
+  return failures != 0;
+}
