@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "api/convolution_common.hpp"
@@ -55,6 +56,21 @@ bool onednn_takes(const cudnnContext &h, const ConvProblem &p) {
   return static_cast<bool>(e->supports(q.g));
 }
 
+// Whether cuda.conv.gemm_1x1 takes the problem's forward GEMM algorithm as
+// one cuBLASLt product (HALF / BFLOAT16 NHWC pointwise convolutions): on an
+// H100 it beat the implicit GEMM kernels by 1.3-1.6x there (batch 256
+// 64x56 1x1, 64 -> 64 and 64 -> 256, docs/perf.md), so it leads.
+bool gemm_1x1_leads(const cudnnContext &h, const ConvProblem &p) {
+  if (h.device.kind != DeviceKind::cuda || p.dir != ConvDirection::forward) return false;
+  const ConvGeometry geo = convolution_geometry(p.g);
+  if (geo.x.dtype != CUDNN_DATA_HALF && geo.x.dtype != CUDNN_DATA_BFLOAT16) return false;
+  const Engine *e = EngineRegistry::instance().by_name("cuda.conv.gemm_1x1");
+  if (e == nullptr) return false;
+  ConvProblem q = p;
+  q.op().algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+  return static_cast<bool>(e->supports(q.g));
+}
+
 // The heuristic order: expected speed on this backend, best first. Winograd
 // pays off with enough channels to amortise its transforms, unless oneDNN
 // runs the GEMM-style algorithms.
@@ -67,6 +83,7 @@ std::vector<int> heuristic_order(const cudnnContext &h, const ConvProblem &p) {
     case ConvDirection::forward: {
       std::vector<int> gemms = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
                                 CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM};
+      if (gemm_1x1_leads(h, p)) std::swap(gemms[0], gemms[1]);
       std::vector<int> wino = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD};
       std::vector<int> order = winograd_first ? wino : gemms;
       for (int a : winograd_first ? gemms : wino) order.push_back(a);

@@ -1,22 +1,36 @@
 // cuda.conv.gemm_1x1: the forward GEMM algorithm (CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
 // for pointwise convolutions (every filter extent 1, stride 1, no padding,
-// one group) on FLOAT or DOUBLE data whose images are planes of packed
-// pixels (NCHW-like). Such a convolution is exactly one matrix product per
-// image, y[n] (K x P) = w (K x C) x[n] (C x P) with P the pixel count, so it
-// runs as one cuBLAS strided batched SGEMM / DGEMM over the images (the
-// filter's batch stride 0), with cuBLAS's alpha / beta as the blend (beta = 0
-// never reads y). cuBLAS keeps its default math: FMA arithmetic, no TF32.
-// It needs no workspace and ranks before cuda.conv.gemm (whose im2col copy
-// a 1x1 filter does not need); Find times it against the implicit GEMM.
+// one group). Such a convolution is exactly one matrix product, so it runs
+// on the vendor's GEMM:
+//
+// - FLOAT or DOUBLE data whose images are planes of packed pixels
+//   (NCHW-like): per image y[n] (K x P) = w (K x C) x[n] (C x P) with P the
+//   pixel count, one cuBLAS strided batched SGEMM / DGEMM over the images
+//   (the filter's batch stride 0), with cuBLAS's alpha / beta as the blend.
+//   cuBLAS keeps its default math: FMA arithmetic, no TF32. No workspace.
+// - HALF or BFLOAT16 data (FLOAT compute, a math type that allows tensor
+//   cores) whose pixels are rows of packed channels (NHWC-like): y (pixels
+//   x K) = x (pixels x C) w^T, one cuBLASLt matmul (lt_matmul.hpp) over all
+//   images when they are packed, else batched per image. Such a layer
+//   (64x56 1x1 64 -> 256, batch 256) moves 5x more bytes than it has
+//   products per byte to spare: it is bandwidth-bound, where cuBLASLt's
+//   epilogue stores beat the implicit GEMM kernels'. Workspace: cuBLASLt's
+//   choice, at most 32 MiB (a smaller one runs its no-workspace algorithm).
+//
+// beta = 0 never reads y (neither library reads C then). The engine ranks
+// before cuda.conv.gemm (whose im2col copy a 1x1 filter does not need);
+// Find times it against the implicit GEMM.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <variant>
 
 #include "core/convolution_support.hpp"
+#include "core/dtype.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "cuda/convolution_winograd_cublas.hpp"
+#include "cuda/lt_matmul.hpp"
 
 namespace fdnn::cuda {
 namespace {
@@ -35,8 +49,57 @@ bool planes_of_packed_pixels(const graph::Tensor &t, int64_t pixels) {
   return (t.dims[1] == 1 || t.strides[1] == pixels) && (t.dims[0] == 1 || t.strides[0] >= t.dims[1] * pixels);
 }
 
+// True when t's pixels are rows of `row` packed channels (channel stride 1)
+// and its spatial dims (2 ..) are packed row-major over those rows
+// (NHWC-like images); the image stride may leave gaps.
+bool rows_of_packed_channels(const graph::Tensor &t, int64_t row) {
+  if (t.dims[1] != 1 && t.strides[1] != 1) return false;
+  int64_t expect = row;
+  for (int d = t.rank() - 1; d >= 2; --d) {
+    if (t.dims[d] != 1 && t.strides[d] != expect) return false;
+    expect *= t.dims[d];
+  }
+  return t.dims[0] == 1 || t.strides[0] >= expect;
+}
+
+// The HALF / BFLOAT16 NHWC form as the matrix product c = a b of
+// lt_matmul.hpp: a = x (pixels x C), b = w^T (C x K), c = y (pixels x K);
+// one matrix over all images when they are packed, else a batch of them.
+struct RowsProduct {
+  graph::Tensor a, b, c;
+};
+
+RowsProduct rows_product(const ConvGeometry &geo) {
+  const int64_t P = geo.out_pixels(), C = geo.C, K = geo.K;
+  const int64_t w_row = geo.K > 1 ? geo.w.strides[0] : C;
+  RowsProduct r;
+  r.a.dtype = geo.x.dtype, r.b.dtype = geo.w.dtype, r.c.dtype = geo.y.dtype;
+  const bool packed = geo.N == 1 || (geo.x.strides[0] == P * C && geo.y.strides[0] == P * K);
+  if (packed) {
+    r.a.dims = {geo.N * P, C}, r.a.strides = {C, 1};
+    r.b.dims = {C, K}, r.b.strides = {1, w_row};
+    r.c.dims = {geo.N * P, K}, r.c.strides = {K, 1};
+  } else {
+    r.a.dims = {geo.N, P, C}, r.a.strides = {geo.x.strides[0], C, 1};
+    r.b.dims = {1, C, K}, r.b.strides = {0, 1, w_row};
+    r.c.dims = {geo.N, P, K}, r.c.strides = {geo.y.strides[0], K, 1};
+  }
+  return r;
+}
+
+// Why the HALF / BFLOAT16 NHWC form cannot take the problem, or its setup.
+std::variant<LtMatmulSetup, std::string> rows_setup(const graph::ConvolutionOp &op, const ConvGeometry &geo) {
+  const cudnnDataType_t t = geo.x.dtype;
+  if (op.math_type == CUDNN_FMA_MATH) return std::string("HALF / BFLOAT16 runs on tensor cores: not under FMA math");
+  if (geo.compute != CUDNN_DATA_FLOAT) return std::string("HALF / BFLOAT16 with FLOAT compute only");
+  if (!rows_of_packed_channels(geo.x, geo.C) || !rows_of_packed_channels(geo.y, geo.K))
+    return cat("x and y must be NHWC-like for ", type_info(t).name, " (pixels as rows of packed channels)");
+  const RowsProduct r = rows_product(geo);
+  return lt_matmul_setup(r.a, r.b, r.c, CUDNN_DATA_FLOAT);
+}
+
 struct Setup {
-  bool f64 = false;
+  bool f64 = false, f32 = false;
   int pixels = 0, C = 0, K = 0, N = 0;
   int64_t x_image = 0, y_image = 0;  // element strides between images
   int w_row = 0;                     // element stride between the filter's output channels
@@ -46,6 +109,7 @@ Setup make_setup(const graph::Graph &g) {
   const ConvGeometry geo = convolution_geometry(g);
   Setup s;
   s.f64 = geo.x.dtype == CUDNN_DATA_DOUBLE;
+  s.f32 = geo.x.dtype == CUDNN_DATA_FLOAT;
   s.pixels = static_cast<int>(geo.out_pixels());
   s.C = static_cast<int>(geo.C);
   s.K = static_cast<int>(geo.K);
@@ -58,14 +122,26 @@ Setup make_setup(const graph::Graph &g) {
 
 class Plan final : public ExecutionPlan {
  public:
-  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), s_(make_setup(g)) {}
+  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), s_(make_setup(g)) {
+    if (s_.f64 || s_.f32) return;
+    const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+    auto setup = rows_setup(op, convolution_geometry(g));
+    if (auto *reason = std::get_if<std::string>(&setup)) fail(CUDNN_STATUS_NOT_SUPPORTED, *reason);
+    rows_ = std::make_unique<LtMatmul>(std::get<LtMatmulSetup>(setup));
+  }
+
+  size_t workspace_size() const override { return rows_ ? rows_->workspace_size() : 0; }
+  std::string detail() const override {
+    return rows_ ? cat("cuBLASLt: ", rows_->detail()) : std::string("cuBLAS strided batched GEMM over the images");
+  }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
     const void *x = pack.get(op.x), *w = pack.get(op.w);
     void *y = pack.get(op.y);
     if (x == nullptr || w == nullptr || y == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "missing data pointer");
-    if (s_.f64) run<double>(ctx, op, x, w, y);
+    if (rows_) rows_->run(ctx.stream, x, w, y, op.blend.alpha, op.blend.beta, pack.workspace, pack.workspace_size);
+    else if (s_.f64) run<double>(ctx, op, x, w, y);
     else run<float>(ctx, op, x, w, y);
   }
 
@@ -80,6 +156,7 @@ class Plan final : public ExecutionPlan {
 
   Setup s_;
   mutable CublasHandle gemm_;
+  std::unique_ptr<LtMatmul> rows_;  // the HALF / BFLOAT16 NHWC form
 };
 
 class CudaConvGemm1x1Engine final : public Engine {
@@ -98,15 +175,27 @@ class CudaConvGemm1x1Engine final : public Engine {
         return Support::no("not a pointwise convolution (1x1 filter, stride 1, no padding)");
     if (geo.G != 1) return Support::no("one group only");
     const cudnnDataType_t t = geo.x.dtype;
-    if (geo.w.dtype != t || geo.y.dtype != t || (t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE) ||
-        geo.compute != t)
-      return Support::no("FLOAT or DOUBLE x, w, y and compute type");
+    if (geo.w.dtype != t || geo.y.dtype != t) return Support::no("x, w and y of one data type");
     const int64_t pixels = geo.out_pixels(), big = int64_t{1} << 31;
     if (pixels >= big || geo.C >= big || geo.K >= big || geo.N >= big) return Support::no("extents of 2^31 or more");
-    if (!planes_of_packed_pixels(geo.x, pixels) || !planes_of_packed_pixels(geo.y, pixels))
-      return Support::no("x and y must be planes of packed pixels (NCHW-like)");
     if ((geo.K > 1 && geo.w.strides[0] < geo.C) || (geo.C > 1 && geo.w.strides[1] != 1) || geo.w.strides[0] >= big)
       return Support::no("the filter must be K rows of C contiguous weights");
+    if (t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) {
+      const char *why = nullptr;
+      if (cublaslt(&why) == nullptr) return Support::no(why);
+      auto setup = rows_setup(op, geo);
+      if (auto *reason = std::get_if<std::string>(&setup)) return Support::no(*reason);
+      try {  // cuBLASLt's heuristic must have an algorithm
+        LtMatmul probe(std::get<LtMatmulSetup>(setup));
+      } catch (const Error &e) {
+        return Support::no(e.what());
+      }
+      return Support::yes();
+    }
+    if ((t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE) || geo.compute != t)
+      return Support::no("FLOAT or DOUBLE x, w, y and compute type (or HALF / BFLOAT16 NHWC with FLOAT compute)");
+    if (!planes_of_packed_pixels(geo.x, pixels) || !planes_of_packed_pixels(geo.y, pixels))
+      return Support::no("FLOAT / DOUBLE x and y must be planes of packed pixels (NCHW-like)");
     const char *why = nullptr;
     if (!cublas_available(&why)) return Support::no(why);
     return Support::yes();

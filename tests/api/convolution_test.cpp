@@ -882,10 +882,11 @@ TEST(Convolution, WgradWgmmaSwitchedOff) {
 // wgmma forward kernel (convolution_fwd_wgmma.hpp) when
 // FREEDNN_CONV_FWD_WGMMA is `on` ("1", the default; "0" keeps the mma.sync
 // kernel), the data gradient with unit strides as a forward of dy with the
-// transformed filter. Pixel counts that are no multiple of the kernel's 128 / 256-row
-// tiles, K = 64 / 128 / 192 / 256 (each tile width), pad 0 / 1 / 2, a 1x1
-// with C = 256 (1x1 with C = 64 stays on mma.sync) and a strided problem (the data gradient of that one keeps its own view),
-// both modes, one KCRS filter (the fall back), each problem with beta = 0
+// transformed filter. Pixel counts that are no multiple of the kernel's
+// 128 / 256-row tiles, K = 64 / 128 / 192 / 256 (each tile width), pad 0 /
+// 1 / 2, a 1x1 with C = 256 (1x1 with C = 64 stays on mma.sync) and a
+// strided problem (the data gradient of that one keeps its own view), both
+// modes, one KCRS filter (the fall back), each problem with beta = 0
 // on a NaN-poisoned output and with beta != 0, both forward implicit GEMM
 // algorithms. On CPU handles the same problems run on the CPU engines, with
 // one of the two blends (alternating, for the float64 reference's time).
@@ -942,6 +943,46 @@ TEST(Convolution, FwdWgmmaTwoBlocks) {
 TEST(Convolution, FwdWgmmaSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   check_fwd_wgmma_shapes(test_seed(436), "0", nullptr);
+}
+
+// The forward GEMM algorithm on pointwise HALF / BFLOAT16 NHWC problems:
+// one cuBLASLt matrix product on the GPU (cuda.conv.gemm_1x1), so it must
+// be supported there. C and K that are and are not multiples of 8 (row
+// strides not 16-byte multiples), K = 1 and 3, images with gaps between them
+// (a batched product), KRSC and KCRS filters (the same for 1x1), each
+// problem with beta = 0 on a NaN-poisoned y and with beta != 0.
+TEST(Convolution, Gemm1x1HalfNhwc) {
+  Handle h;
+  Rng rng(test_seed(438));
+  const FewChannelShape shapes[] = {
+      {3, 64, 256, 9, 11, 1, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {2, 24, 40, 5, 7, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+      {1, 20, 3, 6, 5, 1, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {2, 16, 1, 4, 9, 1, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION},
+      {4, 128, 64, 7, 7, 1, 1, 0, 0, 1, CUDNN_CONVOLUTION},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    Problem pr = few_channel_problem(sh, iter, iter % 2 == 1, rng);
+    if (iter % 3 == 1) {  // gaps between the images of x and y
+      std::vector<int64_t> xs = pr.x.strides, ys = pr.y.strides;
+      xs[0] += 8 * sh.C, ys[0] += 8 * sh.K;
+      pr.x = make_tensor(pr.dtype, pr.x.dims, xs);
+      pr.y = make_tensor(pr.dtype, pr.y.dims, ys);
+      fill_random(pr.x, rng, -1, 1);
+      fill_random(pr.y, rng, -1, 1);
+      pr.text += " image gaps";
+    }
+    Bound b(pr);
+    const V7 fwd = query_v7(h, b, Dir::fwd);
+    const int algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+    if (gpu_mode()) ASSERT_EQ(fwd.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+    for (int k = 0; k < 2; ++k)
+      check_algorithm(h, rng, pr, b, Dir::fwd, algo, fwd.status[algo], fwd.memory[algo], &blends[(iter + 2 * k) % 4]);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
 }
 
 TEST(Convolution, ReferenceEngineAgreesOnEveryAlgorithm) {
