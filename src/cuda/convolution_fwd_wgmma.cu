@@ -404,6 +404,9 @@ bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   if (a.filt[0] != 1 || a.in[0] != 1 || a.out[0] != 1 || a.pad[0] != 0) return false;
   const int H = a.in[1], W = a.in[2], C = a.Cg, K = a.Kg, R = a.filt[1], S = a.filt[2];
   if (H >= 32768 || W >= 32768 || a.out[1] < 1 || a.out[2] < 1) return false;
+  // The gather's offsets into x and the pixel count are 32-bit.
+  const int64_t int_max = 0x7fffffff;
+  if (int64_t{a.N} * H * W * C > int_max || int64_t{a.N} * a.P > int_max) return false;
   // Packed NHWC x and y, packed KRSC w (strides N/K, C, D, H, W).
   if (a.xs[1] != 1 || a.xs[4] != C || a.xs[3] != W * C || a.xs[0] != H * W * C) return false;
   if (a.ys[1] != 1 || a.ys[4] != K || a.ys[3] != a.out[2] * K || a.ys[0] != a.P * K) return false;
