@@ -49,6 +49,7 @@ constexpr int64_t kShortRowChunkBytes = 256;  // line-block path, short x rows: 
 constexpr int64_t kShortRowBlocks = 8;        // and line blocks along y's rows per item
 constexpr int64_t kShortRowMaxBytes = 4096;   // x rows up to this long count as short
 constexpr int64_t kLongRunBytes = 8192;       // line-block path, short x rows: most bytes of each y row per item
+constexpr int64_t kStagedRows = 64;           // line-block path, "staged" items: x rows per item
 
 enum class Path { rows, tiled };
 enum class Kind { general, copy, fill };
@@ -373,17 +374,30 @@ void run_line_blocks(const ExecContext &ctx, const Layout &L, const RunArgs<C> &
   // FREEDNN_CPU_LINE_ITEMS (comma-separated words, to measure): "0" keeps
   // the whole-row items, "short" the 128 x 64 ones also when streaming
   // ("q16" picks the 16-bit block kernel: transpose_lines.cpp).
-  enum class Items { whole, short_runs, long_runs };
+  // When y is streamed, the default since the thirteenth session is
+  // "staged" items: kStagedRows whole x rows (all channels) each, the next
+  // item's rows touched in order into L2 while this one is transposed, so
+  // that x is read sequentially. On that session's host (memcpy 30-37 GB/s,
+  // where the long runs' 128-byte pieces of 1 KB x rows were latency-bound:
+  // 0.35 of a copy on one thread), alternating processes, 64x256x56x56
+  // NHWC -> NCHW: f32 19.0-20.0 -> 14.7-14.9 ms (0.46-0.55 -> 0.66-0.67 of a
+  // paired streaming copy), f16 13.6-14.8 -> 8.4-8.7 ms. "long" keeps the
+  // long runs (to compare on other hosts).
+  enum class Items { whole, short_runs, long_runs, staged };
   static const Items items = [] {
     if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "0")) return Items::whole;
     if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "short")) return Items::short_runs;
-    return Items::long_runs;
+    if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "long")) return Items::long_runs;
+    return Items::staged;
   }();
   const bool short_rows = items != Items::whole && ys1 > xs0 && D1 * esi <= kShortRowMaxBytes;
   const bool long_runs = short_rows && stream && items == Items::long_runs;
-  int64_t group = short_rows ? kShortRowBlocks : 1;  // blocks of B along i0 per item
-  const int64_t chunk = long_runs ? 2 * B
-                                  : std::max<int64_t>(B, (short_rows ? kShortRowChunkBytes : kLineChunkBytes) / esi / B * B);
+  const bool staged = short_rows && stream && items == Items::staged;
+  // Blocks of B along i0 per item.
+  int64_t group = staged ? std::max<int64_t>(1, kStagedRows / B) : short_rows ? kShortRowBlocks : 1;
+  const int64_t chunk = staged      ? D1
+                        : long_runs ? 2 * B
+                                    : std::max<int64_t>(B, (short_rows ? kShortRowChunkBytes : kLineChunkBytes) / esi / B * B);
   const int64_t chunks = (D1 + chunk - 1) / chunk;
   if (long_runs && full > 0) {
     // The fewest runs of at most kLongRunBytes, of equal length, but enough
@@ -416,6 +430,9 @@ void run_line_blocks(const ExecContext &ctx, const Layout &L, const RunArgs<C> &
       const int64_t i1 = c * chunk, n1 = std::min(chunk, D1 - i1);
       const char *src = a.base[1] + (cur.offset(1) + i0 * xs0 + i1) * esi;
       char *dst = a.base[0] + (cur.offset(0) + i1 * ys1 + i0) * esi;
+      if (staged && i0 + 2 * n0 <= D0)  // the next item's x rows, in order, into L2
+        for (int64_t r = 0; r < n0; ++r)
+          for (int64_t b = 0; b < n1 * esi; b += 64) __builtin_prefetch(src + ((n0 + r) * xs0) * esi + b, 0, 2);
       if (edge) transpose_tile(es, src, xs0, n0, n1, dst, ys1);
       else line_transpose(es, src, xs0, n0, n1, dst, ys1, stream);
     }
