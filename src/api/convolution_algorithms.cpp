@@ -42,18 +42,24 @@ cudnnStatus_t try_plan(cudnnContext &h, ConvProblem &p, int algo, size_t *memory
   }
 }
 
+// Whether the engine named `name` takes the problem under algorithm `algo`.
+bool engine_takes(const char *name, const ConvProblem &p, int algo) {
+  const Engine *e = EngineRegistry::instance().by_name(name);
+  if (e == nullptr) return false;
+  ConvProblem q = p;
+  q.op().algo = algo;
+  return static_cast<bool>(e->supports(q.g));
+}
+
 // Whether cpu.conv.onednn (oneDNN's kernels, serving IMPLICIT_PRECOMP_GEMM
 // forward and ALGO_1 backward; see src/cpu/convolution_onednn.cpp) takes the
 // problem on this handle: it then beats every other CPU algorithm.
 bool onednn_takes(const cudnnContext &h, const ConvProblem &p) {
   if (h.device.kind != DeviceKind::cpu) return false;
-  const Engine *e = EngineRegistry::instance().by_name("cpu.conv.onednn");
-  if (e == nullptr) return false;
-  ConvProblem q = p;
-  q.op().algo = p.dir == ConvDirection::forward         ? int{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM}
-                : p.dir == ConvDirection::backward_data ? int{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1}
-                                                        : int{CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1};
-  return static_cast<bool>(e->supports(q.g));
+  return engine_takes("cpu.conv.onednn", p,
+                      p.dir == ConvDirection::forward         ? int{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM}
+                      : p.dir == ConvDirection::backward_data ? int{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1}
+                                                              : int{CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1});
 }
 
 // Whether cuda.conv.gemm_1x1 takes the problem's forward GEMM algorithm as
@@ -62,13 +68,9 @@ bool onednn_takes(const cudnnContext &h, const ConvProblem &p) {
 // 64x56 1x1, 64 -> 64 and 64 -> 256, docs/perf.md), so it leads.
 bool gemm_1x1_leads(const cudnnContext &h, const ConvProblem &p) {
   if (h.device.kind != DeviceKind::cuda || p.dir != ConvDirection::forward) return false;
-  const ConvGeometry geo = convolution_geometry(p.g);
-  if (geo.x.dtype != CUDNN_DATA_HALF && geo.x.dtype != CUDNN_DATA_BFLOAT16) return false;
-  const Engine *e = EngineRegistry::instance().by_name("cuda.conv.gemm_1x1");
-  if (e == nullptr) return false;
-  ConvProblem q = p;
-  q.op().algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
-  return static_cast<bool>(e->supports(q.g));
+  const cudnnDataType_t t = convolution_geometry(p.g).x.dtype;
+  if (t != CUDNN_DATA_HALF && t != CUDNN_DATA_BFLOAT16) return false;
+  return engine_takes("cuda.conv.gemm_1x1", p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
 }
 
 // The heuristic order: expected speed on this backend, best first. Winograd

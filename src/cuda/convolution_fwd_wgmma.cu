@@ -82,11 +82,6 @@ struct FwdArgs {
 };
 
 #if FREEDNN_WGMMA_COMPILED
-// 16 bytes of x into shared memory through L1 (zeros when !valid).
-__device__ __forceinline__ void cp_async16_ca(uint32_t saddr, const void *gmem, bool valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(gmem), "r"(valid ? 16 : 0));
-}
-
 template <bool Bf16>
 __device__ __forceinline__ uint32_t pack2(float a, float b) {
   if constexpr (Bf16) {

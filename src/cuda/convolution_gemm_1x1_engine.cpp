@@ -49,6 +49,9 @@ bool planes_of_packed_pixels(const graph::Tensor &t, int64_t pixels) {
   return (t.dims[1] == 1 || t.strides[1] == pixels) && (t.dims[0] == 1 || t.strides[0] >= t.dims[1] * pixels);
 }
 
+// HALF / BFLOAT16: the cuBLASLt form below; FLOAT / DOUBLE: cuBLAS.
+bool sixteen_bit(cudnnDataType_t t) { return t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16; }
+
 // True when t's pixels are rows of `row` packed channels (channel stride 1)
 // and its spatial dims (2 ..) are packed row-major over those rows
 // (NHWC-like images); the image stride may leave gaps.
@@ -99,7 +102,7 @@ std::variant<LtMatmulSetup, std::string> rows_setup(const graph::ConvolutionOp &
 }
 
 struct Setup {
-  bool f64 = false, f32 = false;
+  bool f64 = false;
   int pixels = 0, C = 0, K = 0, N = 0;
   int64_t x_image = 0, y_image = 0;  // element strides between images
   int w_row = 0;                     // element stride between the filter's output channels
@@ -109,7 +112,6 @@ Setup make_setup(const graph::Graph &g) {
   const ConvGeometry geo = convolution_geometry(g);
   Setup s;
   s.f64 = geo.x.dtype == CUDNN_DATA_DOUBLE;
-  s.f32 = geo.x.dtype == CUDNN_DATA_FLOAT;
   s.pixels = static_cast<int>(geo.out_pixels());
   s.C = static_cast<int>(geo.C);
   s.K = static_cast<int>(geo.K);
@@ -123,9 +125,10 @@ Setup make_setup(const graph::Graph &g) {
 class Plan final : public ExecutionPlan {
  public:
   Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), s_(make_setup(g)) {
-    if (s_.f64 || s_.f32) return;
+    const ConvGeometry geo = convolution_geometry(g);
+    if (!sixteen_bit(geo.x.dtype)) return;
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
-    auto setup = rows_setup(op, convolution_geometry(g));
+    auto setup = rows_setup(op, geo);
     if (auto *reason = std::get_if<std::string>(&setup)) fail(CUDNN_STATUS_NOT_SUPPORTED, *reason);
     rows_ = std::make_unique<LtMatmul>(std::get<LtMatmulSetup>(setup));
   }
@@ -180,17 +183,9 @@ class CudaConvGemm1x1Engine final : public Engine {
     if (pixels >= big || geo.C >= big || geo.K >= big || geo.N >= big) return Support::no("extents of 2^31 or more");
     if ((geo.K > 1 && geo.w.strides[0] < geo.C) || (geo.C > 1 && geo.w.strides[1] != 1) || geo.w.strides[0] >= big)
       return Support::no("the filter must be K rows of C contiguous weights");
-    if (t == CUDNN_DATA_HALF || t == CUDNN_DATA_BFLOAT16) {
-      const char *why = nullptr;
-      if (cublaslt(&why) == nullptr) return Support::no(why);
-      auto setup = rows_setup(op, geo);
-      if (auto *reason = std::get_if<std::string>(&setup)) return Support::no(*reason);
-      try {  // cuBLASLt's heuristic must have an algorithm
-        LtMatmul probe(std::get<LtMatmulSetup>(setup));
-      } catch (const Error &e) {
-        return Support::no(e.what());
-      }
-      return Support::yes();
+    if (sixteen_bit(t)) {
+      const std::string why = lt_matmul_refusal(rows_setup(op, geo));
+      return why.empty() ? Support::yes() : Support::no(why);
     }
     if ((t != CUDNN_DATA_FLOAT && t != CUDNN_DATA_DOUBLE) || geo.compute != t)
       return Support::no("FLOAT or DOUBLE x, w, y and compute type (or HALF / BFLOAT16 NHWC with FLOAT compute)");

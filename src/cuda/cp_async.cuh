@@ -16,6 +16,12 @@ __device__ inline void cp_async16(uint32_t saddr, const void *gmem, bool valid) 
 __device__ inline void cp_async16(void *smem, const void *gmem, bool valid) {
   cp_async16(static_cast<uint32_t>(__cvta_generic_to_shared(smem)), gmem, valid);
 }
+// The same through L1 (.ca): for gathers whose neighbours re-read the same
+// lines soon (the wgmma forward's x).
+__device__ inline void cp_async16_ca(uint32_t saddr, const void *gmem, bool valid) {
+  const int n = valid ? 16 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(saddr), "l"(gmem), "r"(n));
+}
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 // Waits until every copy this thread issued has landed.
 __device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }

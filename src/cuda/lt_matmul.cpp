@@ -119,6 +119,18 @@ std::variant<LtMatmulSetup, std::string> lt_matmul_setup(const graph::Tensor &a,
 }
 
 
+std::string lt_matmul_refusal(const std::variant<LtMatmulSetup, std::string> &setup) {
+  const char *why = nullptr;
+  if (cublaslt(&why) == nullptr) return why;
+  if (const auto *reason = std::get_if<std::string>(&setup)) return *reason;
+  try {
+    LtMatmul probe(std::get<LtMatmulSetup>(setup));
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return {};
+}
+
 LtMatmul::LtMatmul(const LtMatmulSetup &s, uint64_t max_workspace) : lt_(require_lt()), s_(s) {
   handle_ = cublaslt_handle();
   const cublasComputeType_t compute = s.f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;

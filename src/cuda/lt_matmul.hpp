@@ -51,6 +51,11 @@ struct LtMatmulSetup {
 std::variant<LtMatmulSetup, std::string> lt_matmul_setup(const graph::Tensor &a, const graph::Tensor &b,
                                                          const graph::Tensor &c, cudnnDataType_t compute);
 
+// Why cuBLASLt cannot run `setup` here (the library does not open, the
+// setup is a refusal, there is no device, or the heuristic has no
+// algorithm), or an empty string when it can: the engines' supports().
+std::string lt_matmul_refusal(const std::variant<LtMatmulSetup, std::string> &setup);
+
 class LtMatmul {
  public:
   static constexpr uint64_t kMaxWorkspace = uint64_t{32} << 20;

@@ -51,17 +51,9 @@ class CudaMatmulCublasLtEngine final : public Engine {
   Support supports(const graph::Graph &g) const override {
     Support s = check_single_matmul(g);
     if (!s) return s;
-    const char *why = nullptr;
-    if (cublaslt(&why) == nullptr) return Support::no(why);
-    auto setup = make_setup(g);
-    if (auto *reason = std::get_if<std::string>(&setup)) return Support::no(*reason);
     // Ask cuBLASLt itself: no algorithm (or no device) means cuda.matmul runs it.
-    try {
-      LtMatmul probe(std::get<LtMatmulSetup>(setup));
-    } catch (const Error &e) {
-      return Support::no(e.what());
-    }
-    return Support::yes();
+    const std::string why = lt_matmul_refusal(make_setup(g));
+    return why.empty() ? Support::yes() : Support::no(why);
   }
   std::unique_ptr<ExecutionPlan> make_plan(const graph::Graph &g, const std::vector<KnobChoice> &) const override {
     auto setup = make_setup(g);
