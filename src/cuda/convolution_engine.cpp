@@ -41,16 +41,16 @@
 //                            filter (convolution_dgrad_as_fwd.hpp; the
 //                            filter in the scratch, so the workspace
 //                            queries still answer 0).
-//                            The HALF / BFLOAT16 filter gradient of small
-//                            images with a large output (the 512x7 3x3
-//                            layer) runs as im2col chunks + cuBLASLt GEMMs
-//                            in the scratch (convolution_wgrad_gemm.hpp;
-//                            FREEDNN_CONV_WGRAD_GEMM=0 keeps the mma kernel).
-//                            Other 3x3 unit-stride ones with C % 64 == 0
-//                            and K % 128 == 0 (packed NHWC / KRSC) run on
-//                            wgmma on an H100 (convolution_wgrad_wgmma.hpp;
+//                            The HALF / BFLOAT16 3x3 unit-stride filter
+//                            gradient with C and K % 64 == 0 (packed NHWC
+//                            / KRSC) runs on wgmma on an H100
+//                            (convolution_wgrad_wgmma.hpp;
 //                            FREEDNN_CONV_WGRAD_WGMMA=0 keeps the mma
-//                            kernel).
+//                            kernel); elsewhere, small images with a large
+//                            output run as im2col chunks + cuBLASLt GEMMs
+//                            in the scratch (convolution_wgrad_gemm.hpp;
+//                            FREEDNN_CONV_WGRAD_GEMM=0 keeps the mma kernel,
+//                            =1 takes it wherever its layout allows).
 //                            The forward and the data gradient as a
 //                            forward with C % 64 == 0, K % 64 == 0, one
 //                            group, 2-D, packed NHWC / KRSC run on wgmma
@@ -215,9 +215,9 @@ struct Setup {
   // (convolution_wgrad_gemm.hpp) where conv_wgrad_gemm_wanted says it wins;
   // its scratch from offset 0 (the paths are exclusive).
   std::shared_ptr<const ConvWgradGemm> wgrad_gemm;
-  // The 3x3 filter gradient on wgmma (convolution_wgrad_wgmma.hpp), tried
-  // after wgrad_gemm when dy and x are 16-byte aligned: its split parts
-  // (0: not this path), float partials from the scratch's offset 0.
+  // The 3x3 filter gradient on wgmma (convolution_wgrad_wgmma.hpp), where
+  // wgrad_gemm was not taken, when dy and x are 16-byte aligned: its split
+  // parts (0: not this path), float partials from the scratch's offset 0.
   int wgmma_splits = 0;
   // The forward on wgmma (convolution_fwd_wgmma.hpp), tried before the mma
   // kernel when x and w are 16-byte aligned and y 4-byte aligned.
@@ -585,14 +585,16 @@ Setup make_setup(Family f, const graph::Graph &g) {
     s.stem_at = round256(s.table);
     s.scratch = std::max(s.scratch, s.stem_at + conv_stem_wgrad_scratch(a, s.types, &s.stem_blocks));
   }
-  if (f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH && conv_wgrad_gemm_wanted(a, s.types))
+  const bool wgrad_wgmma = s.mma && a.dir == kConvBwdFilter && conv_wgrad_wgmma_applies(a, s.types);
+  if (f == Family::implicit_gemm && op.math_type != CUDNN_FMA_MATH &&
+      conv_wgrad_gemm_wanted(a, s.types, wgrad_wgmma))
     s.wgrad_gemm = ConvWgradGemm::make(a, s.types);
-  if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
-  s.fwd_wgmma = s.mma && a.dir == kConvFwd && conv_fwd_wgmma_applies(a, s.types);
-  if (s.mma && a.dir == kConvBwdFilter && conv_wgrad_wgmma_applies(a, s.types)) {
+  if (wgrad_wgmma && !s.wgrad_gemm) {
     s.wgmma_splits = conv_wgrad_wgmma_splits(a);
     s.scratch = std::max(s.scratch, conv_wgrad_wgmma_scratch(a, s.wgmma_splits));
   }
+  if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
+  s.fwd_wgmma = s.mma && a.dir == kConvFwd && conv_fwd_wgmma_applies(a, s.types);
   return s;
 }
 

@@ -32,6 +32,7 @@
 #include "cuda/convolution_fwd_wgmma.hpp"
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
+#include "cuda/tensor_map.hpp"
 #include "cuda/wgmma_probe.hpp"
 #include "cuda/wgmma_sm90.cuh"
 
@@ -272,38 +273,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// cuTensorMapEncodeTiled, from the driver through the runtime (the library
-// links no driver library), looked up once.
-using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                 const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-EncodeTiled tensor_map_encoder() {
-  static EncodeTiled fn = [] {
-    void *f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();
-    return reinterpret_cast<EncodeTiled>(f);
-  }();
-  return fn;
-}
-
 // w (K rows of R*S*C 16-bit values) as the tensor map of the B boxes: 64
-// values (128 bytes, the swizzle's span) x bn rows. False where the driver
-// has no encoder or refuses the map (the kernel then loads B by cp.async).
+// values x bn rows. False where the driver has no encoder or refuses the
+// map (the kernel then loads B by cp.async).
 bool filter_map(const FwdArgs &p, int bn, CUtensorMap *m) {
-  const cuuint64_t row = static_cast<cuuint64_t>(p.R) * p.S * p.C;
-  const cuuint64_t dims[2] = {row, static_cast<cuuint64_t>(p.K)};
-  const cuuint64_t strides[1] = {row * 2};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(bn)};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  const EncodeTiled encode = tensor_map_encoder();
-  return encode != nullptr &&
-         encode(m, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<uint16_t *>(p.w), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  const uint64_t row = static_cast<uint64_t>(p.R) * p.S * p.C;
+  return encode_sw128_map_16bit(m, p.w, row, static_cast<uint64_t>(p.K), row * 2, static_cast<uint32_t>(bn));
 }
 
 bool switched_on() {
@@ -370,8 +345,7 @@ void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
              "cudaFuncSetAttribute");
-  CUtensorMap wmap;
-  std::memset(&wmap, 0, sizeof wmap);
+  CUtensorMap wmap{};
   if (p.b_via_tma && !filter_map(p, BN, &wmap)) p.b_via_tma = 0;
   // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
   // then still hand each block several tiles, the ring running across them).

@@ -34,9 +34,9 @@ bool conv_wgrad_gemm_layout(const ConvArgs &a, ConvTypes t);
 
 // Whether the engine should take the GEMM form for this problem: the layout
 // above, FREEDNN_CONV_WGRAD_GEMM (0: never, 1: wherever the layout allows,
-// unset: where it wins on an H100, see the rule in the .cpp), read when the
-// plan is made.
-bool conv_wgrad_gemm_wanted(const ConvArgs &a, ConvTypes t);
+// unset: where it wins on an H100, see the rule in the .cpp, and the wgmma
+// kernel does not apply: `wgmma_applies`), read when the plan is made.
+bool conv_wgrad_gemm_wanted(const ConvArgs &a, ConvTypes t, bool wgmma_applies);
 
 class ConvWgradGemm {
  public:

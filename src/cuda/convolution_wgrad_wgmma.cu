@@ -1,19 +1,28 @@
 // The wgmma filter gradient of 3x3 unit-stride convolutions
-// (convolution_wgrad_wgmma.hpp).
+// (convolution_wgrad_wgmma.hpp) as a GEMM: rows = output channels k,
+// columns = (the 3 taps s of one filter row r) x 64 input channels c, the
+// reduction over output pixels in stages of 64.
 //
-// Block: 256 threads, two warpgroups. Block tile: 128 Mw k (warpgroup w
-// takes rows 64 Mw w.. + 64 Mw - 1, Mw = 1 or 2) x 192 columns (the 3 taps s
-// of filter row r x 64 c), reduction over 64 output pixels per stage. A
-// stage in shared memory: dy as 2 Mw slabs [64 pixels][64 k] and x as 3
-// slabs [64 pixels][64 c], one per tap s (the pixel's x at (p+r-pad_h,
-// q+s-pad_w), zero outside), every row 128 bytes with the 128-byte swizzle:
-// both operands MN-major, the layout wgmma reads with its transpose flags.
-// Loads are 16-byte cp.async with zero-fill (padding, the pixel tail) into
-// a ring of 5 (Mw 1) or 4 (Mw 2) stages; each warpgroup keeps one wgmma
-// group in flight behind the one it issues.
-// (A variant that loaded one x window of 66 rows per stage, shared by the
-// taps through descriptor starts one row apart, computed the same results
-// with 40% fewer bytes but ran 1.8x slower on the H100: not used.)
+// Block: 384 threads, persistent over work units (a tile of KB rows x 192
+// columns and one split part of the pixels; units of one part are
+// neighbours, so the blocks running at once read the same pixels).
+// Warpgroup 0 produces: one thread loads dy's KB/64 slabs [64 pixels][64 k]
+// with tensor-map copies, and all 128 gather x's 3 slabs [64 pixels][64 c],
+// one per tap s (the pixel's x at (p+r-pad_h, q+s-pad_w), zero outside),
+// with 16-byte cp.async through L1 (the taps read neighbouring pixels'
+// rows). Every row is 128 bytes with the 128-byte swizzle: both operands
+// MN-major, the layout m64n192k16 reads with its transpose flags. A stage is
+// full when its mbarrier has seen every producer thread's copies and the
+// tensor copies' bytes. Warpgroups 1 and 2 consume: with KB = 128 or 256
+// each takes its KB/2 rows of every stage; with KB = 64 they take the
+// stages in turn, each summing its own half of the part's pixels (two
+// partials per part). A consumer keeps one wgmma group in flight and hands
+// the stage before back through an "empty" mbarrier; the producer runs on
+// into the next unit while the consumers store the last one.
+//
+// Each unit writes float partials to the scratch; a second kernel sums the
+// partials into dw as alpha * sum + beta * dw (beta = 0 never reads dw).
+#include <cuda.h>  // CUtensorMap (types only)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,148 +35,219 @@
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
 #include "cuda/storage_types.cuh"
+#include "cuda/tensor_map.hpp"
 #include "cuda/wgmma_probe.hpp"
 #include "cuda/wgmma_sm90.cuh"
 
 namespace fdnn::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 384;           // producer warpgroup + 2 consumer warpgroups
 constexpr int kPix = 64;                // pixels per stage
 constexpr int kSlabBytes = kPix * 128;  // [64 pixels][64 channels] of 16-bit values
-// Mw: 64-row blocks of k per warpgroup (block rows 128 Mw). A stage holds
-// 2 Mw dy slabs + 3 x slabs; the ring 5 stages (Mw 1) or 4 (Mw 2), + 1024
-// bytes to align it (Mw 2: 225 KB of the H100's 227).
-__host__ __device__ constexpr int stages_of(int mw) { return mw == 2 ? 4 : 5; }
-__host__ __device__ constexpr int stage_bytes(int mw) { return (2 * mw + 3) * kSlabBytes; }
-__host__ __device__ constexpr int smem_bytes(int mw) { return stages_of(mw) * stage_bytes(mw) + 1024; }
+constexpr int kMaxStages = 8;
+constexpr int kSmemLimit = 227 * 1024;  // the H100's opt-in shared memory per block
 
-struct WgmmaArgs {
-  const uint16_t *x, *dy;
-  float *partial;  // [splits][K][9][C], dw's tap order
-  int H, W, C, K, P, Q, pad_h, pad_w, flip;
+// A stage: KB/64 dy slabs + 3 x slabs.
+__host__ __device__ constexpr int stage_bytes(int kb) { return (kb / 64 + 3) * kSlabBytes; }
+__host__ __device__ constexpr int max_stages(int kb) {
+  return (kSmemLimit - 1024) / stage_bytes(kb) < kMaxStages ? (kSmemLimit - 1024) / stage_bytes(kb) : kMaxStages;
+}
+// + 1024 bytes to align the ring to the swizzle atom.
+__host__ __device__ constexpr int smem_bytes(int kb, int stages) { return stages * stage_bytes(kb) + 1024; }
+// Partials per split part: the two consumers of KB = 64 sum separately.
+__host__ __device__ constexpr int parts_per_split(int kb) { return kb == 64 ? 2 : 1; }
+
+struct WgradArgs {
+  const uint16_t *x;  // dy comes through the tensor map
+  float *partial;     // [parts][K][9][C], dw's tap order
+  int N, H, W, C, K, P, Q, pad_h, pad_w, flip;
+  int adv_p, adv_q;  // 64 pixels = adv_p output rows + adv_q pixels
   int npix, nchunks, splits;
+  int cblocks, ntiles, nunits;  // tiles: (k block, r, c block), c block fastest
+  int stages;
+  int x_via_l1;  // cp.async.ca (through L1) for x rather than .cg
 };
 
-// Grid: x = (k block of 128 Mw, filter row r, c block of 64), y = split part.
-template <bool Bf16, int Mw>
-__global__ void __launch_bounds__(kThreads, 1) wgrad_wgmma_kernel(const WgmmaArgs p) {
+// A unit's tile and pixel chunks.
+struct Unit {
+  int k0, r, c0, split, ch_begin, ch_end;
+};
+
+__device__ __forceinline__ Unit unit_of(const WgradArgs &p, int u, int kb) {
+  Unit w;
+  w.split = u / p.ntiles;
+  int t = u - w.split * p.ntiles;
+  const int cblk = t % p.cblocks;
+  t /= p.cblocks;
+  w.r = t % 3;
+  w.k0 = (t / 3) * kb, w.c0 = cblk * 64;
+  w.ch_begin = static_cast<int>(static_cast<long long>(p.nchunks) * w.split / p.splits);
+  w.ch_end = static_cast<int>(static_cast<long long>(p.nchunks) * (w.split + 1) / p.splits);
+  return w;
+}
+
 #if FREEDNN_WGMMA_COMPILED
-  constexpr int kStages = stages_of(Mw), kStageBytes = stage_bytes(Mw), kASlabs = 2 * Mw;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char *smem =
-      reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
-  const int tid = threadIdx.x;
-  const int wg = tid / 128;
-  const int cblocks = p.C / 64;
-  int t = blockIdx.x;
-  const int cblk = t % cblocks;
-  t /= cblocks;
-  const int r = t % 3;
-  const int k0 = (t / 3) * 128 * Mw, c0 = cblk * 64;
-  const int split = blockIdx.y;
-  const int ch_begin = static_cast<int>(static_cast<long long>(p.nchunks) * split / p.splits);
-  const int ch_end = static_cast<int>(static_cast<long long>(p.nchunks) * (split + 1) / p.splits);
-  const int nit = ch_end - ch_begin;
-  const uint32_t sbase = wgmma::smem_addr(smem);
+// The producer warpgroup: every stage of every unit of this block into the ring.
+template <int KB>
+__device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &dymap, uint32_t ring, uint64_t *full,
+                                        uint64_t *empty) {
+  constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
+  const int tid = threadIdx.x;                 // 0..127
+  const int chunk = tid & 7, row0 = tid >> 3;  // rows row0 + 16 j, 16-byte chunk `chunk`
   const int PQ = p.P * p.Q;
-
-  auto load_stage = [&](int it) {
-    const uint32_t st = sbase + (it % kStages) * kStageBytes;
-    const int pix0 = (ch_begin + it) * kPix;
-    // x: 3 slabs x 64 rows x 8 chunks of 16 bytes; thread: chunk tid % 8, rows tid / 8 and + 32.
-    const int chunk = tid & 7;
+  int stage = 0;
+  unsigned phase = 0;
+  bool wrapped = false;  // a full round has been produced: wait for empties
+  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
+    const Unit w = unit_of(p, u, KB);
+    // This thread's 4 rows as pixels (n, pp, q), decoded once per unit and
+    // then advanced 64 pixels a stage without divisions: the producer is
+    // one warp per scheduler, so its instructions per stage bound the rate.
+    int n[4], pp[4], q[4];
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      const int row = (tid >> 3) + 32 * j;
-      const int pix = pix0 + row;
-      const bool in = pix < p.npix;
-      int n = 0, pp = 0, q = 0;
-      if (in) {
-        n = pix / PQ;
-        const int rem = pix - n * PQ;
-        pp = rem / p.Q;
-        q = rem - pp * p.Q;
+    for (int j = 0; j < 4; ++j) {
+      const int pix = w.ch_begin * kPix + row0 + 16 * j;
+      n[j] = pix / PQ;
+      const int rem = pix - n[j] * PQ;
+      pp[j] = rem / p.Q;
+      q[j] = rem - pp[j] * p.Q;
+    }
+    // Offsets of the 3 taps s of filter row r from a pixel's own x row.
+    int tap_off[3];
+#pragma unroll
+    for (int s = 0; s < 3; ++s) tap_off[s] = ((w.r - p.pad_h) * p.W + s - p.pad_w) * p.C + w.c0 + chunk * 8;
+    for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
+      if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
+      const uint32_t st = ring + stage * kStageBytes;
+      if (tid == 0) {
+        wgmma::mbar_arrive_expect_tx(&full[stage], kDySlabs * kSlabBytes);
+#pragma unroll
+        for (int s = 0; s < kDySlabs; ++s)
+          wgmma::tma_load_2d(st + s * kSlabBytes, &dymap, w.k0 + 64 * s, ch * kPix, &full[stage]);
       }
-      const int h = pp + r - p.pad_h;
-      const bool hin = in && h >= 0 && h < p.H;
-      const long long rowbase = (static_cast<long long>(n) * p.H + h) * p.W;
 #pragma unroll
-      for (int s = 0; s < 3; ++s) {
-        const int w = q + s - p.pad_w;
-        const bool ok = hin && w >= 0 && w < p.W;
-        const uint16_t *src = ok ? p.x + (rowbase + w) * p.C + c0 + chunk * 8 : p.x;
-        cp_async16(st + (kASlabs + s) * kSlabBytes + wgmma::sw128_offset(row, chunk), src, ok);
+      for (int j = 0; j < 4; ++j) {
+        const int row = row0 + 16 * j;
+        // Rows past the last pixel (n = N) read zeros.
+        const bool hin = n[j] < p.N && static_cast<unsigned>(pp[j] + w.r - p.pad_h) < static_cast<unsigned>(p.H);
+        const long long base = (static_cast<long long>(n[j] * p.H + pp[j]) * p.W + q[j]) * p.C;
+#pragma unroll
+        for (int s = 0; s < 3; ++s) {
+          const bool ok = hin && static_cast<unsigned>(q[j] + s - p.pad_w) < static_cast<unsigned>(p.W);
+          const uint16_t *src = ok ? p.x + (base + tap_off[s]) : p.x;
+          const uint32_t dst = st + (kDySlabs + s) * kSlabBytes + wgmma::sw128_offset(row, chunk);
+          if (p.x_via_l1)
+            cp_async16_ca(dst, src, ok);
+          else
+            cp_async16(dst, src, ok);
+        }
+        // The next stage's pixel: 64 = adv_p rows + adv_q pixels on.
+        q[j] += p.adv_q, pp[j] += p.adv_p;
+        if (q[j] >= p.Q) q[j] -= p.Q, ++pp[j];
+        while (pp[j] >= p.P) pp[j] -= p.P, ++n[j];
+      }
+      wgmma::mbar_arrive_on_cp_async(&full[stage]);
+      if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
+    }
+  }
+  cp_async_wait_all();
+}
+
+// A consumer warpgroup (wg 0 or 1).
+template <bool Bf16, int KB>
+__device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint64_t *full, uint64_t *empty, int wg) {
+  constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
+  constexpr int kM = KB == 256 ? 2 : 1;  // 64-row blocks per consumer
+  const int warp = (threadIdx.x / 32) & 3, lane = threadIdx.x & 31;
+  float acc[kM][96];
+  int stage = 0, prev = -1;
+  unsigned phase = 0;
+  int turn = 0;  // KB = 64: the stage's consumer
+  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
+    const Unit w = unit_of(p, u, KB);
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+#pragma unroll
+      for (int i = 0; i < 96; ++i) acc[m][i] = 0.f;
+      wgmma::pin_registers(acc[m]);
+    }
+    for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
+      const bool mine = KB != 64 || turn == wg;
+      if (mine) {
+        wgmma::mbar_wait(&full[stage], phase);
+        // x was written by cp.async (the generic proxy); wgmma reads
+        // through the async proxy.
+        wgmma::fence_proxy_async();
+        const uint32_t st = ring + stage * kStageBytes;
+        const uint32_t a_base = st + (KB == 64 ? 0 : wg * kM * kSlabBytes), b_base = st + kDySlabs * kSlabBytes;
+        wgmma::fence();
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)  // 16 pixels (2048 bytes of rows) per wgmma
+#pragma unroll
+          for (int m = 0; m < kM; ++m)
+            wgmma::mma_m64n192k16_tt<Bf16>(acc[m],
+                                           wgmma::sw128_desc(a_base + m * kSlabBytes + kk * 2048, kSlabBytes, 1024),
+                                           wgmma::sw128_desc(b_base + kk * 2048, kSlabBytes, 1024));
+        wgmma::commit_group();
+        wgmma::wait_group<1>();
+        // The group of this consumer's stage before has finished reading it.
+        if (prev >= 0 && lane == 0) wgmma::mbar_arrive(&empty[prev]);
+        prev = stage;
+      }
+      turn ^= 1;
+      if (++stage == p.stages) stage = 0, phase ^= 1;
+    }
+    wgmma::wait_group<0>();
+    if (prev >= 0 && lane == 0) wgmma::mbar_arrive(&empty[prev]);
+    prev = -1;
+    // Fragment of m64nNk16: lane l of warp w holds rows 16w + l/4 (+8),
+    // columns 8j + 2(l%4) (+1) in registers 4j + {0,1} (+{2,3}).
+    const int part = w.split * parts_per_split(KB) + (KB == 64 ? wg : 0);
+#pragma unroll
+    for (int m = 0; m < kM; ++m) {
+      const int krow = w.k0 + (KB == 64 ? 0 : (wg * kM + m) * 64) + warp * 16 + lane / 4;
+#pragma unroll
+      for (int j = 0; j < 24; ++j) {
+        const int col = j * 8 + (lane & 3) * 2;
+        const int s = col / 64, c = w.c0 + (col & 63);
+        const int tap = p.flip ? 8 - (w.r * 3 + s) : w.r * 3 + s;  // CONVOLUTION mode: dw's taps reversed
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int k = krow + 8 * h;
+          float *dst = p.partial + ((static_cast<long long>(part) * p.K + k) * 9 + tap) * p.C + c;
+          *reinterpret_cast<float2 *>(dst) = make_float2(acc[m][j * 4 + 2 * h], acc[m][j * 4 + 2 * h + 1]);
+        }
       }
     }
-    // dy: 2 Mw slabs x 64 rows x 8 chunks; thread: chunk tid % (16 Mw),
-    // rows tid / (16 Mw) + (16 / Mw) j.
-    constexpr int kChunks = kASlabs * 8, kRowStep = kThreads / kChunks;
-    const int cc = tid % kChunks;
-#pragma unroll
-    for (int j = 0; j < 64 / kRowStep; ++j) {
-      const int row = tid / kChunks + kRowStep * j;
-      const int pix = pix0 + row;
-      const bool ok = pix < p.npix;
-      const uint16_t *src = ok ? p.dy + static_cast<long long>(pix) * p.K + k0 + cc * 8 : p.dy;
-      cp_async16(st + (cc >> 3) * kSlabBytes + wgmma::sw128_offset(row, cc & 7), src, ok);
+  }
+}
+#endif  // FREEDNN_WGMMA_COMPILED
+
+// dymap: dy as a 2-D tensor [N*P*Q][K] in boxes of 64 k x 64 pixels.
+template <bool Bf16, int KB>
+__global__ void __launch_bounds__(kThreads, 1)
+    wgrad_wgmma_kernel(const WgradArgs p, const __grid_constant__ CUtensorMap dymap) {
+#if FREEDNN_WGMMA_COMPILED
+  extern __shared__ unsigned char smem_raw[];
+  __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
+  const uint32_t ring = (wgmma::smem_addr(smem_raw) + 1023) & ~1023u;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < p.stages; ++i) {
+      wgmma::mbar_init(&full[i], 128 + 1);           // every producer thread's copies + the expect_tx
+      wgmma::mbar_init(&empty[i], KB == 64 ? 4 : 8);  // the stage's consumer warps
     }
-  };
-
-  float acc[Mw][96];
-#pragma unroll
-  for (int m = 0; m < Mw; ++m) {
-#pragma unroll
-    for (int i = 0; i < 96; ++i) acc[m][i] = 0.f;
-    wgmma::pin_registers(acc[m]);
   }
-
-  // Stage it + kStages - 2 is loaded in iteration it, into the buffer of
-  // stage it - 2: every warpgroup passed this iteration's barrier after
-  // waiting for its wgmmas of stage it - 2 (wait_group<1> one iteration on).
-#pragma unroll
-  for (int it = 0; it < kStages - 2; ++it) {
-    if (it < nit) load_stage(it);
-    cp_async_commit();
-  }
-  for (int it = 0; it < nit; ++it) {
-    cp_async_wait<kStages - 3>();
-    wgmma::fence_proxy_async();
-    __syncthreads();
-    if (it + kStages - 2 < nit) load_stage(it + kStages - 2);
-    cp_async_commit();
-    const uint32_t st = sbase + (it % kStages) * kStageBytes;
-    const uint32_t a_base = st + wg * Mw * kSlabBytes, b_base = st + kASlabs * kSlabBytes;
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk)  // 16 pixels (2048 bytes of rows) per wgmma
-#pragma unroll
-      for (int m = 0; m < Mw; ++m)
-        wgmma::mma_m64n192k16_tt<Bf16>(acc[m], wgmma::sw128_desc(a_base + m * kSlabBytes + kk * 2048, kSlabBytes, 1024),
-                                       wgmma::sw128_desc(b_base + kk * 2048, kSlabBytes, 1024));
-    wgmma::commit_group();
-    wgmma::wait_group<1>();
-  }
-  wgmma::wait_group<0>();
-
-  // Fragment of m64nNk16: lane l of warp w holds rows 16w + l/4 (+8),
-  // columns 8j + 2(l%4) (+1) in registers 4j + {0,1} (+{2,3}).
-  const int warp = (tid & 127) / 32, lane = tid & 31;
-#pragma unroll
-  for (int m = 0; m < Mw; ++m) {
-    const int krow = k0 + (wg * Mw + m) * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < 24; ++j) {
-      const int col = j * 8 + (lane & 3) * 2;
-      const int s = col / 64, c = c0 + (col & 63);
-      const int tap = p.flip ? 8 - (r * 3 + s) : r * 3 + s;  // CONVOLUTION mode: dw's taps reversed
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int k = krow + 8 * h;
-        float *dst = p.partial + ((static_cast<long long>(split) * p.K + k) * 9 + tap) * p.C + c;
-        *reinterpret_cast<float2 *>(dst) = make_float2(acc[m][j * 4 + 2 * h], acc[m][j * 4 + 2 * h + 1]);
-      }
-    }
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  // The consumers of 256-row tiles hold 192 accumulators a thread: the
+  // producer hands its registers over.
+  if (wg == 0) {
+    if constexpr (KB == 256) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    produce<KB>(p, dymap, ring, full, empty);
+  } else {
+    if constexpr (KB == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    consume<Bf16, KB>(p, ring, full, empty, wg - 1);
   }
 #endif
 }
@@ -190,68 +270,118 @@ __global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int pa
 }
 
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns the path off (the mma.sync kernel then
-// runs these problems). The library path passed the GPU tests
-// (Convolution.WgradWgmma*) on 2026-11-23.
+// runs these problems).
 bool switched_on() {
   const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA");
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
-// 64-row blocks of k per warpgroup: 2 (256-row blocks, more reuse of each
-// x stage: 256x14 438 TFLOP/s against 358 with 128 rows) where K allows.
-int rows_per_warpgroup(const ConvArgs &a) { return a.Kg % 256 == 0 ? 2 : 1; }
+// Rows of a tile: the most K allows (more reuse of each x stage).
+int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 0 ? 128 : 64; }
+// The ring depth of a tile (FREEDNN_CONV_WGRAD_WGMMA_STAGES=<n> overrides,
+// for measurements).
+int default_stages(int kb) { return kb == 256 ? 4 : kb == 128 ? 5 : 6; }
 
-WgmmaArgs make_args(const ConvArgs &a, int splits, void *scratch) {
-  WgmmaArgs p;
-  p.dy = static_cast<const uint16_t *>(a.A);
+WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
+  WgradArgs p;
   p.x = static_cast<const uint16_t *>(a.B);
   p.partial = static_cast<float *>(scratch);
-  p.H = a.in[1], p.W = a.in[2], p.C = a.Cg, p.K = a.Kg, p.P = a.out[1], p.Q = a.out[2];
+  p.N = a.N, p.H = a.in[1], p.W = a.in[2], p.C = a.Cg, p.K = a.Kg, p.P = a.out[1], p.Q = a.out[2];
   p.pad_h = a.pad[1], p.pad_w = a.pad[2], p.flip = a.flip;
+  p.adv_p = kPix / p.Q, p.adv_q = kPix % p.Q;
   p.npix = a.N * a.P;
   p.nchunks = (p.npix + kPix - 1) / kPix;
   p.splits = splits;
+  p.cblocks = p.C / 64;
+  p.ntiles = p.cblocks * 3 * (p.K / kb);
+  p.nunits = p.ntiles * splits;
+  p.stages = default_stages(kb);
+  p.x_via_l1 = 1;
   return p;
+}
+
+template <bool Bf16, int KB>
+void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
+  if (p.stages < 2 || p.stages > max_stages(KB)) p.stages = default_stages(KB);
+  // KB = 64: an even ring, so that each stage always has the same consumer
+  // (one that skipped a round of a stage could take that round's completed
+  // phase for the next one's), and 4 stages at least (a consumer hands a
+  // stage back only after it issued its next one, two stages on).
+  if (KB == 64) p.stages = std::max(4, p.stages & ~1);
+  const int smem = smem_bytes(KB, p.stages);
+  auto kernel = wgrad_wgmma_kernel<Bf16, KB>;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
+  // The smallest carveout that holds the ring: the rest stays L1 for x.
+  const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
+             "cudaFuncSetAttribute");
+  CUtensorMap dymap;
+  if (!encode_sw128_map_16bit(&dymap, dy, static_cast<uint64_t>(p.K), static_cast<uint64_t>(p.npix),
+                              static_cast<uint64_t>(p.K) * 2, kPix))
+    fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the map of dy");
+  const int blocks = std::min(p.nunits, sms);
+  kernel<<<blocks, kThreads, smem, stream>>>(p, dymap);
+  check_launch("wgrad_wgmma_kernel");
+}
+
+template <bool Bf16>
+void launch_rows(const WgradArgs &p, int kb, const void *dy, int sms, cudaStream_t stream) {
+  if (kb == 256) return launch_kernel<Bf16, 256>(p, dy, sms, stream);
+  if (kb == 128) return launch_kernel<Bf16, 128>(p, dy, sms, stream);
+  return launch_kernel<Bf16, 64>(p, dy, sms, stream);
+}
+
+// The sum of the parts into dw.
+void launch_sum(const ConvArgs &a, ConvTypes t, int parts, const float *partial, cudaStream_t stream) {
+  const int elems = a.Kg * 9 * a.Cg;  // a multiple of 4 (C % 64 == 0)
+  const int blocks = (elems / 4 + 255) / 256;
+  const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  if (t == ConvTypes::bf16)
+    wgrad_wgmma_sum_kernel<bf16_bits>
+        <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
+  else
+    wgrad_wgmma_sum_kernel<half_bits>
+        <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<half_bits *>(a.dst), alpha, beta);
+  check_launch("wgrad_wgmma_sum_kernel");
 }
 
 }  // namespace
 
 bool conv_wgrad_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   if (a.dir != kConvBwdFilter || (t != ConvTypes::f16 && t != ConvTypes::bf16) || a.G != 1) return false;
-  if (a.Cg % 64 != 0 || a.Kg % 128 != 0) return false;
+  if (a.Cg % 64 != 0 || a.Kg % 64 != 0) return false;
   if (a.filt[0] != 1 || a.filt[1] != 3 || a.filt[2] != 3 || a.in[0] != 1 || a.pad[0] != 0) return false;
   for (int d = 0; d < 3; ++d)
     if (a.str[d] != 1 || a.dil[d] != 1) return false;
   const int H = a.in[1], W = a.in[2], C = a.Cg, K = a.Kg;
+  // Pixel indices and the tensor map's row coordinate are 32-bit.
+  if (int64_t{a.N} * a.P + kPix > 0x7fffffff) return false;
   // Packed NHWC x and dy, packed KRSC dw (strides N/K, C, D, H, W).
   if (a.xs[1] != 1 || a.xs[4] != C || a.xs[3] != W * C || a.xs[0] != H * W * C) return false;
   if (a.ys[1] != 1 || a.ys[4] != K || a.ys[3] != a.out[2] * K || a.ys[0] != a.P * K) return false;
   if (a.ws[1] != 1 || a.ws[4] != C || a.ws[3] != 3 * C || a.ws[0] != 9 * C) return false;
   if (a.out[1] < 1 || a.out[2] < 1) return false;
-  return switched_on() && device_runs_wgmma(smem_bytes(2));
+  return switched_on() && tensor_maps_available() && device_runs_wgmma(smem_bytes(tile_rows(a), default_stages(tile_rows(a))));
 }
 
 int conv_wgrad_wgmma_splits(const ConvArgs &a) {
-  const int mw = rows_per_warpgroup(a);
-  const int64_t tiles = int64_t{a.Cg / 64} * 3 * (a.Kg / (128 * mw));
+  const int kb = tile_rows(a);
+  const int64_t tiles = int64_t{a.Cg / 64} * 3 * (a.Kg / kb);
   const int64_t nchunks = (int64_t{a.N} * a.P + kPix - 1) / kPix;
   const int64_t sms = sm_count();
-  const double part_bytes = double(a.Kg) * 9 * a.Cg * 4;
-  // The split that minimises an estimate of the time: whole waves of
-  // one-block multiprocessors x (the stages of one part + 6 for the ring's
-  // fill and the epilogue), a stage ~1 us per 128 rows (~3 TFLOP/s per
-  // multiprocessor), plus each part's partials written and read (~3 TB/s).
-  // H100, HALF, batch 256 (TFLOP/s by parts, the stand-alone harness of
-  // docs/perf-logs-gpu-wgrad-wgmma-2026-11-23.md): 128x28
-  // (128 rows) 22: 374, 44: 352; 256x14 (256 rows) 11: 438, 22: 373; 512x7
-  // (256 rows) 3: 241, 6: 285. The model picks 22, 11 and 5.
-  const double stage_us = 128.0 * mw * 192 * kPix * 2 / 3.0e6, part_us = 2 * part_bytes / 3.0e6;
+  const double part_bytes = double(a.Kg) * 9 * a.Cg * 4 * parts_per_split(kb);
+  // The split that minimises an estimate of the time: the units of the
+  // busiest block (blocks stride over them) x (the stages of one part + 4
+  // for the ring's fill), a stage ~0.6 us per 128 rows (~5 TFLOP/s per
+  // multiprocessor at full rate), plus each part's partials written and
+  // read (~3 TB/s).
+  const double stage_us = double(kb) * 192 * kPix * 2 / 5.0e6, part_us = 2 * part_bytes / 3.0e6;
   int best = 1;
   double best_t = -1;
   for (int64_t s = 1; s <= std::min<int64_t>(nchunks, 512); ++s) {
     if (s > 1 && s * part_bytes > double(size_t{256} << 20)) break;  // the partials stay under 256 MB
-    const int64_t waves = (tiles * s + sms - 1) / sms;
-    const double t = double(waves) * ((nchunks + s - 1) / s + 6) * stage_us + double(s) * part_us;
+    const int64_t per_block = (tiles * s + sms - 1) / sms;
+    const double t = double(per_block) * ((nchunks + s - 1) / s + 4) * stage_us + double(s) * part_us;
     if (best_t < 0 || t < best_t) best_t = t, best = static_cast<int>(s);
   }
   int s = best;
@@ -263,30 +393,19 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
 }
 
 size_t conv_wgrad_wgmma_scratch(const ConvArgs &a, int splits) {
-  return static_cast<size_t>(splits) * a.Kg * 9 * a.Cg * 4;
+  return static_cast<size_t>(splits) * parts_per_split(tile_rows(a)) * a.Kg * 9 * a.Cg * 4;
 }
 
 void launch_conv_wgrad_wgmma(const ConvArgs &a, ConvTypes t, int splits, void *scratch, void *stream) {
-  const WgmmaArgs p = make_args(a, splits, scratch);
-  const int mw = rows_per_warpgroup(a);
-  const dim3 grid((a.Cg / 64) * 3 * (a.Kg / (128 * mw)), splits);
-  const bool bf16 = t == ConvTypes::bf16;
-  auto kernel = mw == 2 ? (bf16 ? wgrad_wgmma_kernel<true, 2> : wgrad_wgmma_kernel<false, 2>)
-                        : (bf16 ? wgrad_wgmma_kernel<true, 1> : wgrad_wgmma_kernel<false, 1>);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes(mw)),
-             "cudaFuncSetAttribute");
-  kernel<<<grid, kThreads, smem_bytes(mw), as_stream(stream)>>>(p);
-  check_launch("wgrad_wgmma_kernel");
-  const int elems = a.Kg * 9 * a.Cg;  // a multiple of 4 (C % 64 == 0)
-  const int blocks = (elems / 4 + 255) / 256;
-  const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-  if (bf16)
-    wgrad_wgmma_sum_kernel<bf16_bits><<<blocks, 256, 0, as_stream(stream)>>>(
-        p.partial, splits, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
+  const int kb = tile_rows(a);
+  WgradArgs p = make_args(a, kb, splits, scratch);
+  if (const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_STAGES"); v != nullptr) p.stages = std::atoi(v);
+  const cudaStream_t st = as_stream(stream);
+  if (t == ConvTypes::bf16)
+    launch_rows<true>(p, kb, a.A, sm_count(), st);
   else
-    wgrad_wgmma_sum_kernel<half_bits><<<blocks, 256, 0, as_stream(stream)>>>(p.partial, splits, elems,
-                                                                         static_cast<half_bits *>(a.dst), alpha, beta);
-  check_launch("wgrad_wgmma_sum_kernel");
+    launch_rows<false>(p, kb, a.A, sm_count(), st);
+  launch_sum(a, t, splits * parts_per_split(kb), p.partial, st);
 }
 
 }  // namespace fdnn::cuda

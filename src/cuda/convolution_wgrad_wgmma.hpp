@@ -1,25 +1,22 @@
 // The HALF / BFLOAT16 filter gradient of 3x3 unit-stride convolutions on
 // Hopper's wgmma (sm_90a; cuda.conv.implicit_gemm, before the mma.sync
-// kernel): x and dy packed NHWC, dw packed KRSC, C a multiple of 64 and K
-// of 128 (ResNet-50's 128x28, 256x14 and 512x7 3x3 layers), any padding.
+// kernel and the cuBLASLt im2col path): x and dy packed NHWC, dw packed
+// KRSC, C and K multiples of 64, any padding, both modes.
 //
 //   dw[k][r][s][c] = sum over output pixels (n,p,q) of
 //                    dy[n][p][q][k] * x[n][p+r-pad_h][q+s-pad_w][c]
 //
-// A block computes 128 or 256 k (256 where K allows) x (the 3 taps s of one
-// filter row r) x 64 c over one split part of the pixels; every part writes
-// float partials to the scratch and a second kernel sums them into dw as
-// alpha * sum + beta * dw (beta = 0 never reads dw). H100, batch 256, HALF
-// (a stand-alone harness with this kernel, 2026-11-23, ten calls back to
-// back; cuDNN 9's best algorithm in the same runs; see
-// docs/perf-logs-gpu-wgrad-wgmma-2026-11-23.md): 128x28 374 TFLOP/s (cuDNN
-// 572-586, ratio 0.62-0.64), 256x14 438 (cuDNN 554, 0.79; 358 with 128-row
-// blocks), 512x7 285 (cuDNN 642, 0.44); the mma.sync kernel in earlier
-// single-call bench runs: 267 / 261 / 209-224. BFLOAT16 the same
-// within 1%. (The 64x56 layer, K = 64, ran 218 with 64-row blocks: not
-// taken.) In the library (bench_convolution, 2026-11-23, ten calls back to
-// back): 128x28 359, 256x14 420 against the mma.sync kernel's 279 / 288.
-// FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
+// A warp-specialized persistent kernel (see the .cu): tiles of 64, 128 or
+// 256 k (the most K allows) x (the 3 taps s of one filter row r) x 64 c over
+// split parts of the pixels; every part writes float partials to the
+// scratch and a second kernel sums them into dw as alpha * sum + beta * dw
+// (beta = 0 never reads dw). H100, HALF NHWC, ten calls back to back
+// (tests/oracle_gpu/wgrad_wgmma_harness.cu, 2026-11-23, NVIDIA cuDNN 9's
+// best algorithm in the same process), TFLOP/s at batch 256: 64x56 301
+// (cuDNN 436), 128x28 447 (560), 256x14 602 (551), 512x7 474 (641); batch
+// 32: 188 / 259 / 252 / 242, 1.9-2.5x cuDNN. The kernel it replaced (all
+// threads loading and multiplying, block-wide barriers) ran 218 / 359 /
+// 420 / 285. FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
 #pragma once
 
 #include <cstddef>

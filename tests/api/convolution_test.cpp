@@ -830,12 +830,13 @@ TEST(Convolution, WgradGemmSwitchedOff) {
   check_wgrad_gemm_shapes(test_seed(418), false);
 }
 
-// Filter gradients of 3x3 unit-stride HALF / BFLOAT16 problems with C a
-// multiple of 64 and K of 128, x and dy packed NHWC: what an H100 runs on
-// wgmma (cuda/convolution_wgrad_wgmma.hpp). Pixel counts not a multiple of
-// the kernel's 64-pixel stages (images cross stage boundaries), pad 0 / 1 /
-// 2 and unequal pads, both modes, beta = 0 on a NaN-poisoned dw and beta !=
-// 0; K = 256 runs the kernel's 256-row blocks, K = 128 its 128-row ones.
+// Filter gradients of 3x3 unit-stride HALF / BFLOAT16 problems with C and
+// K multiples of 64, x and dy packed NHWC: what an H100 runs on wgmma
+// (cuda/convolution_wgrad_wgmma.hpp). Pixel counts not a multiple of the
+// kernel's 64-pixel stages (images cross stage boundaries), pad 0 / 1 / 2
+// and unequal pads, both modes, beta = 0 on a NaN-poisoned dw and beta !=
+// 0; K = 256 runs the kernel's 256-row tiles, K = 128 its 128-row ones,
+// K = 64 and 192 its 64-row ones (two consumers taking stages in turn).
 // `on` is FREEDNN_CONV_WGRAD_WGMMA ("1", the default, or "0"),
 // `splits` forces that many split parts (more than the pixel chunks: some
 // parts empty). One KCRS problem (not the kernel's layout) checks the fall
@@ -853,6 +854,8 @@ void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits)
       {4, 64, 128, 12, 12, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
       {2, 64, 128, 5, 6, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},
       {3, 128, 256, 6, 5, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+      {3, 64, 64, 10, 9, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},
+      {2, 128, 192, 7, 6, 3, 3, 1, 2, 1, CUDNN_CROSS_CORRELATION},
   };
   int iter = 0;
   for (const FewChannelShape &sh : shapes) {

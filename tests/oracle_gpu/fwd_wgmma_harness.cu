@@ -29,44 +29,10 @@
 #include "cuda/convolution_fwd_wgmma.cu"
 #include "cuda/wgmma_probe.cu"
 #include "cuda/cuda_util.cpp"
+#include "cuda/tensor_map.cpp"
+#include "harness_common.cuh"
 
 namespace fc = fdnn::cuda;
-
-#define CK(x)                                                                                    \
-  do {                                                                                           \
-    cudaError_t e_ = (x);                                                                        \
-    if (e_ != cudaSuccess) {                                                                     \
-      std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, __LINE__, #x); \
-      std::exit(1);                                                                              \
-    }                                                                                            \
-  } while (0)
-#define DNN(x)                                                                                       \
-  do {                                                                                               \
-    cudnnStatus_t s_ = (x);                                                                          \
-    if (s_ != CUDNN_STATUS_SUCCESS) {                                                                \
-      std::printf("cuDNN error %s at %s:%d: %s\n", cudnnGetErrorString(s_), __FILE__, __LINE__, #x); \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
-  } while (0)
-
-static uint16_t to16(float v, bool bf16) {
-  if (bf16) {
-    const __nv_bfloat16 b = __float2bfloat16_rn(v);
-    return *reinterpret_cast<const uint16_t *>(&b);
-  }
-  const __half h = __float2half_rn(v);
-  return *reinterpret_cast<const uint16_t *>(&h);
-}
-static double from16(uint16_t u, bool bf16) {
-  if (bf16) return __bfloat162float(*reinterpret_cast<const __nv_bfloat16 *>(&u));
-  return __half2float(*reinterpret_cast<const __half *>(&u));
-}
-
-static uint64_t rng_state = 0x243F6A8885A308D3ull;
-static float urand() {  // uniform in [-1, 1)
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return static_cast<float>((rng_state >> 40) & 0xFFFFFF) / 8388608.0f - 1.0f;
-}
 
 struct Prob {
   int N, H, W, C, K, R, S, ph, pw, sh, sw, dh, dw, flip;
@@ -302,25 +268,7 @@ static void check_dgrad(const Prob &p) {
 
 // ---- timing ----
 
-static cudaEvent_t ev0, ev1;
 static FILE *csv = stdout;  // every variant's time: N,C,HW,rows,cols,stages,taps_inner,l1,tma,TFLOP/s
-
-template <class F>
-static double median_ms_per_call(F &&call, cudaStream_t st) {
-  for (int i = 0; i < 3; ++i) call();
-  CK(cudaStreamSynchronize(st));
-  std::vector<float> t(5);
-  for (int rep = 0; rep < 5; ++rep) {
-    CK(cudaEventRecord(ev0, st));
-    for (int i = 0; i < 10; ++i) call();
-    CK(cudaEventRecord(ev1, st));
-    CK(cudaEventSynchronize(ev1));
-    CK(cudaEventElapsedTime(&t[rep], ev0, ev1));
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[2] / 10.0;
-}
 
 struct Bufs {
   uint16_t *x, *w, *wt, *y;
@@ -441,7 +389,7 @@ int main(int argc, char **argv) {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  if (!fc::device_runs_fwd_wgmma()) {
+  if (!fc::device_runs_wgmma(fc::kRingBudget + 2048)) {
     std::printf("FAIL: the device does not run the sm_90a kernel\n");
     return 1;
   }
@@ -494,8 +442,6 @@ int main(int argc, char **argv) {
   // 2. Timing.
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  CK(cudaEventCreate(&ev0));
-  CK(cudaEventCreate(&ev1));
   cudnnHandle_t h;
   DNN(cudnnCreate(&h));
   DNN(cudnnSetStream(h, st));

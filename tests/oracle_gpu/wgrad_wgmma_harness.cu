@@ -1,0 +1,346 @@
+// Stand-alone check and timing of the wgmma filter gradient
+// (src/cuda/convolution_wgrad_wgmma.cu, #included so that this tests exactly
+// the library's kernel).
+//
+// 1. Small 3x3 problems against a float64 host reference, for every tile
+//    height (64, 128, 256 rows of k), several ring depths and split counts
+//    (more parts than pixel chunks included), x through L1 or not: padding
+//    0/1/2, pixel tails, both modes, alpha/beta, beta = 0 on a NaN-poisoned
+//    dw, HALF and BFLOAT16.
+// 2. The ResNet-50 3x3 layers in HALF at batch 256 and 32: ten calls back
+//    to back between events, median of 5, the library's choice and the
+//    other tile heights / ring depths / split counts, against NVIDIA cuDNN's
+//    best backward-filter algorithm (cudnnFind*) timed the same way in the
+//    same process.
+//
+// Build and run on the device machine (H100), from the repository root:
+//   NV=$(python3 -c 'import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])')
+//   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Iinclude -Isrc -I$NV/include \
+//     tests/oracle_gpu/wgrad_wgmma_harness.cu -L$NV/lib -l:libcudnn.so.9 \
+//     -Xlinker -rpath=$NV/lib -o /tmp/wgh && /tmp/wgh
+// (--check-only: part 1 alone; WGRAD_SWEEP=1: every variant in part 2.)
+#include <cmath>
+#include <cstring>
+
+#include "cuda/convolution_wgrad_wgmma.cu"
+#include "cuda/cuda_util.cpp"
+#include "cuda/tensor_map.cpp"
+#include "cuda/wgmma_probe.cu"
+#include "harness_common.cuh"
+
+namespace fc = fdnn::cuda;
+
+struct Prob {
+  int N, H, W, C, K, pad;  // 3x3, stride 1, pad on both sides
+  int flip;
+  float alpha, beta;
+  bool bf16;
+  int P() const { return H + 2 * pad - 2; }
+  int Q() const { return W + 2 * pad - 2; }
+};
+
+// The engine's ConvArgs of a filter-gradient problem (packed NHWC x / dy, KRSC dw).
+static fc::ConvArgs wgrad_args(const Prob &p, const void *dy, const void *x, void *dw) {
+  fc::ConvArgs a;
+  a.dir = fc::kConvBwdFilter;
+  a.N = p.N, a.G = 1, a.Cg = p.C, a.Kg = p.K;
+  a.in[1] = p.H, a.in[2] = p.W, a.filt[1] = 3, a.filt[2] = 3, a.out[1] = p.P(), a.out[2] = p.Q();
+  a.pad[1] = p.pad, a.pad[2] = p.pad, a.str[1] = a.str[2] = 1, a.dil[1] = a.dil[2] = 1;
+  a.flip = p.flip;
+  const int P = p.P(), Q = p.Q();
+  const int xs[5] = {p.H * p.W * p.C, 1, p.H * p.W * p.C, p.W * p.C, p.C};
+  const int ws[5] = {9 * p.C, 1, 9 * p.C, 3 * p.C, p.C};
+  const int ys[5] = {P * Q * p.K, 1, P * Q * p.K, Q * p.K, p.K};
+  for (int i = 0; i < 5; ++i) a.xs[i] = xs[i], a.ws[i] = ws[i], a.ys[i] = ys[i];
+  a.T = 9, a.P = P * Q, a.I = p.H * p.W;
+  a.alpha = p.alpha, a.beta = p.beta;
+  a.A = dy, a.B = x, a.dst = dw;
+  return a;
+}
+
+// dw (float64) of problem p, straight from the definition.
+static std::vector<double> reference(const Prob &p, const std::vector<uint16_t> &dy, const std::vector<uint16_t> &x,
+                                     const std::vector<uint16_t> &dw0) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<double> xd(x.size()), dyd(dy.size()), dw(dw0.size(), 0.0);
+  for (size_t i = 0; i < x.size(); ++i) xd[i] = from16(x[i], p.bf16);
+  for (size_t i = 0; i < dy.size(); ++i) dyd[i] = from16(dy[i], p.bf16);
+  for (int n = 0; n < p.N; ++n)
+    for (int pp = 0; pp < P; ++pp)
+      for (int q = 0; q < Q; ++q)
+        for (int r = 0; r < 3; ++r) {
+          const int h = pp + r - p.pad;
+          if (h < 0 || h >= p.H) continue;
+          for (int s = 0; s < 3; ++s) {
+            const int w = q + s - p.pad;
+            if (w < 0 || w >= p.W) continue;
+            const int tap = p.flip ? 8 - (3 * r + s) : 3 * r + s;
+            const double *xr = &xd[((static_cast<size_t>(n) * p.H + h) * p.W + w) * p.C];
+            const double *g = &dyd[((static_cast<size_t>(n) * P + pp) * Q + q) * p.K];
+            for (int k = 0; k < p.K; ++k) {
+              double *o = &dw[(static_cast<size_t>(k) * 9 + tap) * p.C];
+              for (int c = 0; c < p.C; ++c) o[c] += g[k] * xr[c];
+            }
+          }
+        }
+  for (size_t i = 0; i < dw.size(); ++i)
+    dw[i] = p.alpha * dw[i] + (p.beta != 0 ? p.beta * from16(dw0[i], p.bf16) : 0.0);
+  return dw;
+}
+
+static int failures = 0;
+
+static void compare(const char *what, const Prob &p, const std::vector<uint16_t> &out, const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  size_t bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double v = from16(out[i], p.bf16);
+    if (!std::isfinite(v)) {
+      ++bad;
+      continue;
+    }
+    num += (v - ref[i]) * (v - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  const double rel = std::sqrt(num / std::max(den, 1e-300));
+  const double tol = p.bf16 ? 1.5e-2 : 3e-3;
+  const bool ok = bad == 0 && rel < tol;
+  if (!ok) ++failures;
+  std::printf("%-4s %-30s N%d %dx%d C%d K%d pad%d flip%d a%.2f b%.2f %s: rel %.2e nonfinite %zu\n", ok ? "ok" : "FAIL",
+              what, p.N, p.H, p.W, p.C, p.K, p.pad, p.flip, p.alpha, p.beta, p.bf16 ? "bf16" : "f16", rel, bad);
+}
+
+// A variant: tile height (0: the library's), ring depth (0: the tile's
+// default), split parts (0: the library's), x through L1.
+struct Variant {
+  int kb = 0, stages = 0, splits = 0, x_via_l1 = 1;
+};
+
+// Scratch for any variant of these problems (the library's partials of up
+// to 512 parts of 512 x 9 x 512 floats stay under 256 MB by construction).
+static float *g_scratch = nullptr;
+static const size_t kScratchBytes = size_t{600} << 20;
+
+static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_t st) {
+  const int kb = v.kb > 0 ? v.kb : fc::tile_rows(a);
+  const int splits = v.splits > 0 ? v.splits : fc::conv_wgrad_wgmma_splits(a);
+  if (static_cast<size_t>(splits) * fc::parts_per_split(kb) * a.Kg * 9 * a.Cg * 4 > kScratchBytes) {
+    std::printf("FAIL scratch too small\n");
+    std::exit(1);
+  }
+  fc::WgradArgs p = fc::make_args(a, kb, splits, g_scratch);
+  if (v.stages > 0) p.stages = v.stages;
+  p.x_via_l1 = v.x_via_l1;
+  if (bf16)
+    fc::launch_rows<true>(p, kb, a.A, fc::sm_count(), st);
+  else
+    fc::launch_rows<false>(p, kb, a.A, fc::sm_count(), st);
+  fc::launch_sum(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, splits * fc::parts_per_split(kb), g_scratch, st);
+}
+
+static void check(const Prob &p) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<uint16_t> x(static_cast<size_t>(p.N) * p.H * p.W * p.C), dy(static_cast<size_t>(p.N) * P * Q * p.K),
+      dw0(static_cast<size_t>(p.K) * 9 * p.C);
+  for (auto &v : x) v = to16(urand(), p.bf16);
+  for (auto &v : dy) v = to16(urand(), p.bf16);
+  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
+  for (auto &v : dw0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
+  const std::vector<double> ref = reference(p, dy, x, dw0);
+  uint16_t *d_x, *d_dy, *d_dw;
+  CK(cudaMalloc(&d_x, x.size() * 2));
+  CK(cudaMalloc(&d_dy, dy.size() * 2));
+  CK(cudaMalloc(&d_dw, dw0.size() * 2));
+  CK(cudaMemcpy(d_x, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_dy, dy.data(), dy.size() * 2, cudaMemcpyHostToDevice));
+  const fc::ConvArgs a = wgrad_args(p, d_dy, d_x, d_dw);
+  const int nchunks = (p.N * P * Q + 63) / 64;
+  std::vector<Variant> variants(1);  // the library's own choices
+  for (int kb : {64, 128, 256}) {
+    if (p.K % kb != 0) continue;
+    const int minst = kb == 64 ? 4 : 2;
+    variants.push_back({kb, minst, 1, 1});
+    variants.push_back({kb, fc::max_stages(kb), 3, 0});
+    variants.push_back({kb, 0, nchunks + 2, 1});  // parts past the chunks run empty
+    variants.push_back({kb, minst + 1, std::max(1, nchunks / 2), 1});
+  }
+  for (const Variant &v : variants) {
+    CK(cudaMemcpy(d_dw, dw0.data(), dw0.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemset(g_scratch, 0xFF, kScratchBytes));  // NaN partials: every part must be written
+    launch_with(a, p.bf16, v, 0);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<uint16_t> out(dw0.size());
+    CK(cudaMemcpy(out.data(), d_dw, out.size() * 2, cudaMemcpyDeviceToHost));
+    char name[64];
+    if (v.kb == 0)
+      std::snprintf(name, sizeof name, "library's choice");
+    else
+      std::snprintf(name, sizeof name, "rows %d st%d parts %d l1 %d", v.kb, v.stages, v.splits, v.x_via_l1);
+    compare(name, p, out, ref);
+  }
+  CK(cudaFree(d_x));
+  CK(cudaFree(d_dy));
+  CK(cudaFree(d_dw));
+}
+
+// ---- timing ----
+
+struct Bufs {
+  uint16_t *x, *dy, *dw;
+  void *ws;
+  size_t ws_bytes;
+};
+
+static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStream_t st) {
+  const int K = C;
+  const Prob p{N, HW, HW, C, K, 1, 0, 1.f, 0.f, false};
+  const double flop = 2.0 * N * HW * HW * double(K) * C * 9;
+  const fc::ConvArgs a = wgrad_args(p, b.dy, b.x, b.dw);
+  const int kb = fc::tile_rows(a), splits = fc::conv_wgrad_wgmma_splits(a);
+  const double chosen_ms = median_ms_per_call([&] { launch_with(a, false, {}, st); }, st);
+  // The other variants: tile heights x ring depths x split counts around the chosen one.
+  char text[2048] = "";
+  const bool sweep = std::getenv("WGRAD_SWEEP") != nullptr;
+  double best_ms = chosen_ms;
+  Variant best{kb, fc::default_stages(kb), splits, 1};
+  for (int vkb : {64, 128, 256}) {
+    if (K % vkb != 0) continue;
+    for (int stages = 2; stages <= fc::max_stages(vkb); ++stages) {
+      if (vkb == 64 && (stages < 4 || stages % 2 != 0)) continue;
+      if (!sweep && stages != fc::default_stages(vkb)) continue;
+      for (double f : {0.5, 1.0, 2.0}) {
+        if (!sweep && f != 1.0) continue;
+        // Splits scale with the tile count so that units fill the machine alike.
+        const int s = std::max(1, static_cast<int>(splits * f * kb / vkb + 0.5));
+        for (int l1 = sweep ? 0 : 1; l1 < 2; ++l1) {
+          const Variant v{vkb, stages, s, l1};
+          const double ms = median_ms_per_call([&] { launch_with(a, false, v, st); }, st);
+          char part[64];
+          std::snprintf(part, sizeof part, " %d/%d/%d%s:%.0f", vkb, stages, s, l1 ? "" : "cg", flop / ms / 1e9);
+          if (std::strlen(text) + std::strlen(part) < sizeof text) std::strcat(text, part);
+          if (ms < best_ms) best_ms = ms, best = v;
+        }
+      }
+    }
+  }
+
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  DNN(cudnnCreateTensorDescriptor(&xd));
+  DNN(cudnnCreateTensorDescriptor(&yd));
+  DNN(cudnnCreateFilterDescriptor(&wd));
+  DNN(cudnnCreateConvolutionDescriptor(&cd));
+  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
+  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
+  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
+  DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  const float one = 1.f, zero = 0.f;
+  cudnnConvolutionBwdFilterAlgoPerf_t fp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  int n = 0;
+  DNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, b.x, yd, b.dy, cd, wd, b.dw,
+                                                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, fp, b.ws, b.ws_bytes));
+  double cudnn_ms = 1e30;
+  int algo_best = -1;
+  for (int i = 0; i < n && i < 3; ++i) {  // Find's first three (sorted by its own time)
+    if (fp[i].status != CUDNN_STATUS_SUCCESS || fp[i].memory > b.ws_bytes) continue;
+    const auto algo = fp[i].algo;
+    const double ms = median_ms_per_call(
+        [&] {
+          DNN(cudnnConvolutionBackwardFilter(h, &one, xd, b.x, yd, b.dy, cd, algo, b.ws, b.ws_bytes, &zero, wd, b.dw));
+        },
+        st);
+    if (ms < cudnn_ms) cudnn_ms = ms, algo_best = algo;
+  }
+  DNN(cudnnDestroyTensorDescriptor(xd));
+  DNN(cudnnDestroyTensorDescriptor(yd));
+  DNN(cudnnDestroyFilterDescriptor(wd));
+  DNN(cudnnDestroyConvolutionDescriptor(cd));
+  const double ours = flop / chosen_ms / 1e9, dnn = flop / cudnn_ms / 1e9;
+  std::printf("| %3dx%-2d N%-3d | %4.0f (rows %d, %d parts) | best %4.0f (%d/%d/%d%s) | cuDNN %4.0f (algo %d) | %.2f |%s\n",
+              C, HW, N, ours, kb, splits, flop / best_ms / 1e9, best.kb, best.stages, best.splits,
+              best.x_via_l1 ? "" : "cg", dnn, algo_best, ours / dnn, text);
+  std::fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  CK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+  if (!fc::device_runs_wgmma(fc::smem_bytes(256, 4)) || !fc::tensor_maps_available()) {
+    std::printf("FAIL: the device does not run the sm_90a kernel\n");
+    return 1;
+  }
+  CK(cudaMalloc(&g_scratch, kScratchBytes));
+  // --repeat N C HW kb stages splits reps: that variant on one layer, reps
+  // times, synchronising and comparing dw bitwise with the first run's.
+  if (argc == 9 && std::strcmp(argv[1], "--repeat") == 0) {
+    const Prob p{std::atoi(argv[2]), std::atoi(argv[4]), std::atoi(argv[4]), std::atoi(argv[3]), std::atoi(argv[3]), 1,
+                 0, 1.f, 0.f, false};
+    const Variant v{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7]), 1};
+    const size_t act = size_t{1} * p.N * p.H * p.W * p.C, wel = size_t{9} * p.C * p.K;
+    std::vector<uint16_t> hx(act), first(wel), out(wel);
+    uint16_t *x, *dy, *dw;
+    CK(cudaMalloc(&x, act * 2));
+    CK(cudaMalloc(&dy, act * 2));
+    CK(cudaMalloc(&dw, wel * 2));
+    for (auto &e : hx) e = to16(urand(), false);
+    CK(cudaMemcpy(x, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    for (auto &e : hx) e = to16(urand() * 0.05f, false);
+    CK(cudaMemcpy(dy, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    const fc::ConvArgs a = wgrad_args(p, dy, x, dw);
+    int differ = 0;
+    for (int rep = 0; rep < std::atoi(argv[8]); ++rep) {
+      launch_with(a, false, v, 0);
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(rep == 0 ? first.data() : out.data(), dw, wel * 2, cudaMemcpyDeviceToHost));
+      if (rep > 0 && out != first) ++differ;
+    }
+    std::printf("repeat: %d of %s runs differ from the first\n", differ, argv[8]);
+    return differ != 0;
+  }
+  // 1. Correctness.
+  const Prob checks[] = {
+      {2, 10, 10, 64, 64, 1, 0, 1, 0, false},         // pixel tail (200 pixels)
+      {3, 7, 9, 128, 128, 0, 0, 1, 0, false},         // pad 0
+      {2, 6, 5, 64, 256, 2, 0, 1, 0, false},          // pad 2 (output larger than input)
+      {2, 9, 9, 128, 256, 1, 0, 0.7f, 0.5f, false},   // alpha / beta
+      {2, 9, 9, 64, 192, 1, 1, 1, 0, false},          // CONVOLUTION mode, K = 192 (64-row tiles)
+      {5, 7, 7, 256, 512, 1, 0, 1, 0, false},         // 512 k, 245 pixels
+      {2, 10, 10, 64, 128, 1, 0, 1, 0, true},         // bf16
+      {2, 9, 9, 128, 256, 1, 1, -1.5f, 0.25f, true},  // bf16 flip beta
+  };
+  for (const Prob &p : checks) check(p);
+  std::printf("correctness: %d failures\n", failures);
+  if (argc > 1 && std::strcmp(argv[1], "--check-only") == 0) return failures != 0;
+
+  // 2. Timing.
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudnnHandle_t h;
+  DNN(cudnnCreate(&h));
+  DNN(cudnnSetStream(h, st));
+  Bufs b;
+  const size_t act = size_t{256} * 56 * 56 * 64, wel = size_t{512} * 9 * 512;
+  CK(cudaMalloc(&b.x, act * 2));
+  CK(cudaMalloc(&b.dy, act * 2));
+  CK(cudaMalloc(&b.dw, wel * 2));
+  b.ws_bytes = size_t{1} << 30;
+  CK(cudaMalloc(&b.ws, b.ws_bytes));
+  {
+    std::vector<uint16_t> hx(act);
+    for (auto &v : hx) v = to16(urand(), false);
+    CK(cudaMemcpy(b.x, hx.data(), act * 2, cudaMemcpyHostToDevice));
+    for (auto &v : hx) v = to16(urand() * 0.05f, false);
+    CK(cudaMemcpy(b.dy, hx.data(), act * 2, cudaMemcpyHostToDevice));
+  }
+  std::printf("HALF NHWC 3x3 pad 1 filter gradient, TFLOP/s, ten calls back to back, median of 5\n");
+  std::printf("| layer | ours (library's choice) | best variant (rows/stages/parts) | cuDNN | ratio | variants\n");
+  for (int N : {256, 32})
+    for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
+  DNN(cudnnDestroy(h));
+  return failures != 0;
+}
