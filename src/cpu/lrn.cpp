@@ -15,7 +15,7 @@
 // in float, DOUBLE in double. S^-beta is exp(-beta log S) (vec_math.hpp).
 // Cross-channel LRN of FLOAT, HALF and BFLOAT16 data in NCHW-like and
 // NHWC-like layouts first tries the fused paths of lrn_cross_fast.hpp (and
-// backward with channels contiguous the AVX-512 path of lrn_rows_backward.hpp,
+// channels contiguous the AVX-512 paths of lrn_rows_avx512.hpp,
 // float forward in planes with beta 0.75 or 1 that of lrn_planes_forward.hpp).
 #include <algorithm>
 #include <cmath>
@@ -32,7 +32,7 @@
 #include "cpu/dtype_io.hpp"
 #include "cpu/lrn_cross_fast.hpp"
 #include "cpu/lrn_planes_forward.hpp"
-#include "cpu/lrn_rows_backward.hpp"
+#include "cpu/lrn_rows_avx512.hpp"
 #include "cpu/vec_math.hpp"
 
 namespace fdnn::cpu {
@@ -424,7 +424,7 @@ class Plan final : public ExecutionPlan {
   using ExecutionPlan::ExecutionPlan;
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::LrnOp>(g.ops().front());
-    if (lrn_fast::run_rows_backward(ctx, g, op, pack)) return;
+    if (lrn_fast::run_rows_avx512(ctx, g, op, pack)) return;
     if (lrn_fast::run_planes_forward(ctx, g, op, pack)) return;
     if (lrn_fast::run_cross_channel(ctx, g, op, pack)) return;
     switch (g.tensor(op.x).dtype) {

@@ -10,7 +10,7 @@
 //    (zeros past the last channel, and all slots start at zero for the
 //    channels before the first), so the window sum is always the sum of
 //    the N slots, one pairwise tree of N loads (the ring stays in L1);
-//  - S = k + a sum; beta 0.75: S^-3/4 from rows_pow075 (lrn_rows_backward.hpp);
+//  - S = k + a sum; beta 0.75: S^-3/4 from rows_pow075 (lrn_rows_avx512.hpp);
 //    beta 1: one division; y = alpha x S^-beta (+ beta y);
 //  - x of channel c + ahead + 1 is prefetched while channel c runs (the
 //    rows of one tile are short streams a plane apart), and float outputs
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "cpu/lrn_cross_fast.hpp"
-#include "cpu/lrn_rows_backward.hpp"
+#include "cpu/lrn_rows_avx512.hpp"
 
 namespace fdnn::cpu::lrn_fast {
 

@@ -10,7 +10,8 @@
 //    fallback for S <= 0 under a negative alpha), beta = 1 and others;
 //  - FLOAT and HALF, alpha/beta blending with NaN-poisoned outputs for beta 0;
 //  - in place (x == y): inputs are read before the output is written;
-//  - backward with channels contiguous, pixel by pixel (lrn_rows_backward.hpp).
+//  - forward and backward with channels contiguous, pixel by pixel
+//    (lrn_rows_avx512.hpp).
 // ctest also runs this suite with FREEDNN_CPU_NO_AVX512=1 (the AVX2 paths).
 #include <cudnn.h>
 #include <gtest/gtest.h>
@@ -194,37 +195,79 @@ TEST(CpuLrnVectorPaths, ForwardInPlaceLargeTensors) {
   cudnnDestroy(h);
 }
 
-// Backward with channels contiguous (src/cpu/lrn_rows_backward.hpp, the
-// AVX-512 per-pixel path; the generic channel-rows path under
-// FREEDNN_CPU_NO_AVX512): channel counts below, at and around the 16-lane
-// width (masked tails), windows wider than C, every window width's
-// instantiation class (1, even, odd, 16), the staged power (beta not 0.75
-// or 1), padded pixels, in place (dx == dy, the inputs copied first), and
-// one float output of 8 MiB written with beta = 0 (the non-temporal
-// stores; a padded copy of it takes the ordinary stores).
-TEST(CpuLrnVectorPaths, BackwardChannelRowsPerPixel) {
-  Rng rng(test_seed(964));
-  cudnnHandle_t h = nullptr;
-  ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
-  struct RowCase {
-    std::vector<int64_t> dims;
-    int64_t pad;
-    unsigned n;
-    double beta;
-    cudnnDataType_t t;
-    double blend_alpha, blend_beta;
-    bool in_place;
-  };
+// The per-pixel cases of the channel-rows paths (src/cpu/lrn_rows_avx512.hpp,
+// AVX-512; the generic channel-rows path under FREEDNN_CPU_NO_AVX512):
+// channel counts below, at and around the 16-lane width (masked tails),
+// windows wider than C, every window width's instantiation class (1, even,
+// odd, 16), the staged power (beta not 0.75 or 1), padded pixels, HALF
+// (the legacy API takes no BFLOAT16 LRN), in place (the output over an
+// input), and one float output of 8 MiB written with beta = 0 (the
+// non-temporal stores; a padded copy of it takes the ordinary stores).
+namespace {
+
+struct RowCase {
+  std::vector<int64_t> dims;
+  int64_t pad;
+  unsigned n;
+  double beta;
+  cudnnDataType_t t;
+  double blend_alpha, blend_beta;
+  bool in_place;
+};
+
+std::vector<RowCase> row_cases() {
   const cudnnDataType_t F = CUDNN_DATA_FLOAT, H = CUDNN_DATA_HALF;
-  const std::vector<RowCase> row_cases = {
+  return {
       {{2, 3, 9, 11}, 0, 5, 0.75, F, 1, 0, false},     {{1, 15, 7, 13}, 2, 16, 0.75, F, -0.5, 1, false},
       {{2, 16, 5, 9}, 0, 1, 1.0, F, 2, 0, false},      {{1, 17, 6, 7}, 1, 6, 0.5, F, 1, -1, false},
       {{1, 31, 4, 9}, 0, 9, 0.75, H, 1, 0, false},     {{2, 64, 5, 6}, 3, 5, 0.75, F, 1, 0, false},
       {{1, 100, 3, 7}, 0, 12, 1.3, H, 2, 1, false},    {{1, 2, 20, 21}, 0, 7, 0.75, F, 1, 0, false},
       {{1, 48, 6, 10}, 0, 4, 0.75, F, 1, 0, true},     {{1, 20, 5, 11}, 1, 3, 1.0, H, 1, 0, true},
+      {{1, 40, 5, 7}, 0, 5, 0.75, H, 1, 0.5, false},   {{1, 33, 4, 5}, 2, 2, 0.6, H, 1, 0, true},
       {{1, 64, 128, 256}, 0, 2, 1.0, F, 1, 0, false}, {{1, 64, 64, 64}, 1, 5, 0.75, F, 1, 0, false},
   };
-  for (const RowCase &rc : row_cases) {
+}
+
+}  // namespace
+
+TEST(CpuLrnVectorPaths, ForwardChannelRowsPerPixel) {
+  Rng rng(test_seed(965));
+  cudnnHandle_t h = nullptr;
+  ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+  for (const RowCase &rc : row_cases()) {
+    Case c;
+    c.dims = rc.dims;
+    c.strides = channel_rows_with_pad(rc.dims, rc.pad);
+    c.t = rc.t;
+    c.p = LrnParams{false, rc.n, rng.pick(std::vector<double>{1e-4, 0.5, 2.0}), rc.beta, 2.0};
+    c.blend_alpha = rc.blend_alpha;
+    c.blend_beta = rc.blend_beta;
+    const HostTensor x = random_tensor(rng, c, -3, 3);
+    HostTensor y = rc.in_place ? x : random_tensor(rng, c, -2, 2);
+    const Scaling alpha(c.blend_alpha), beta(c.blend_beta);
+    const auto want = reference_lrn_forward(c.p, x, nullptr, alpha.value(c.t), beta.value(c.t), y, CUDNN_DATA_FLOAT);
+    if (c.blend_beta == 0 && !rc.in_place) poison(y);
+    const HostTensor before = y;
+    const LrnDescriptor nd(c.p);
+    const TensorDesc xd(x);
+    Buffer xb = upload(x), yb = upload(y);
+    void *y_ptr = rc.in_place ? xb.get() : yb.get();
+    ASSERT_EQ(cudnnLRNCrossChannelForward(h, nd.d, CUDNN_LRN_CROSS_CHANNEL_DIM1, alpha.for_type(c.t), xd, xb.get(),
+                                          beta.for_type(c.t), xd, y_ptr),
+              CUDNN_STATUS_SUCCESS)
+        << describe(c);
+    download(rc.in_place ? xb : yb, y);
+    EXPECT_TRUE(matches(y, want)) << describe(c) << (rc.in_place ? " in place" : "");
+    if (!rc.in_place) EXPECT_TRUE(gaps_untouched(y, before)) << describe(c);
+  }
+  cudnnDestroy(h);
+}
+
+TEST(CpuLrnVectorPaths, BackwardChannelRowsPerPixel) {
+  Rng rng(test_seed(964));
+  cudnnHandle_t h = nullptr;
+  ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
+  for (const RowCase &rc : row_cases()) {
     Case c;
     c.dims = rc.dims;
     c.strides = channel_rows_with_pad(rc.dims, rc.pad);

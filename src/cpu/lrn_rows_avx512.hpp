@@ -1,25 +1,29 @@
-// The AVX-512 path of cpu.lrn for cross-channel LRN backward with the
-// channels contiguous (NHWC-like), FLOAT, HALF and BFLOAT16 data.
+// The AVX-512 paths of cpu.lrn for cross-channel LRN with the channels
+// contiguous (NHWC-like), forward and backward, FLOAT, HALF and BFLOAT16
+// data.
 //
 // The generic channel-rows path of lrn_cross_fast.hpp runs a group of pixels
-// through seven array passes (squares, window sums, power, r, its sums,
-// result, store), each over the whole group; at 64 channels those passes,
-// not the memory, set its speed (about a quarter of oneDNN's). Here each
-// pixel's C channels go through one pass of 16-lane vectors with every
-// intermediate in registers (rows_backward_pixel):
+// through array passes (squares, window sums, power, result, store; seven
+// for the backward), each over the whole group; at 64 channels those
+// passes, not the memory, set its speed (the forward ran at 0.36 of
+// oneDNN's lrn_jit on a 2-vCPU Zen 5, the backward at about a quarter).
+// Here each pixel's C channels go through one pass of 16-lane vectors with
+// every intermediate in registers (rows_forward_pixel, rows_backward_pixel):
 //  - the window sums of x^2 over channels c - behind .. c + ahead for
 //    vector i come from the squares of vectors i - 1, i, i + 1, moved across
 //    lanes with valignd (rows_shifted); for windows of 4 or more, from pair
 //    sums s[c - 1] + s[c] first, which halves the moves and adds;
 //  - S = k + a sum; beta 0.75: S^-3/4 and 1 / S from q = S^-1/4 (two
 //    reciprocal-square-root estimates and one Newton step, rows_pow075);
-//    beta 1: one division; r = dy x S^-beta / S;
-//  - dx = dy S^-beta - 2 a beta x (sum of r over c - ahead .. c + behind)
-//    needs r of vector i + 1, so dx runs one vector behind.
+//    beta 1: one division;
+//  - forward: y = x S^-beta;
+//  - backward: r = dy x S^-beta / S, and dx = dy S^-beta - 2 a beta x
+//    (sum of r over c - ahead .. c + behind) needs r of vector i + 1, so dx
+//    runs one vector behind.
 // Other betas take the same pixel loop through padded rows in memory and
-// the vm:: power of Math::negpow (rows_backward_pixel_staged). The window
+// the vm:: power of Math::negpow (rows_*_pixel_staged). The window
 // width N (1..16, cuDNN's range) is a template parameter, so every lane move
-// has an immediate count. The next pixels' x and dy are prefetched about
+// has an immediate count. The next pixels' inputs are prefetched about
 // 2 KiB ahead (each pixel's rows are short: the hardware streamers see many
 // short streams), dense layouts step pixels by one stride instead of
 // walking the outer dims, and float outputs of 8 MiB and more written with
@@ -32,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include "core/error.hpp"
@@ -178,7 +183,7 @@ FDNN_LRN_AVX512_INLINE inline void rows_put(float *at, __mmask16 mk, __m512 res,
   } else if constexpr (M == RowsOut::blend) {
     _mm512_mask_storeu_ps(at, mk, _mm512_fmadd_ps(be, _mm512_maskz_loadu_ps(mk, at), res));
   } else {
-    _mm512_stream_ps(at, res);  // whole, aligned vectors only (see RowsBackward)
+    _mm512_stream_ps(at, res);  // whole, aligned vectors only (see RowsRunner)
   }
 }
 
@@ -300,13 +305,84 @@ FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel_staged(const Math &m, int
   }
 }
 
-// One pixel with the output mode chosen at run time.
+// y of one pixel for beta 0.75 or 1, everything in registers: vector i's
+// window sums of x^2 need the squares of vectors i - 1 .. i + 1. Lanes
+// past C load as zeros. Exact aliasing (y == x) is safe: vector i + 1 of x
+// is loaded before vector i of y is written.
+template <int N, RowsOut M, bool kBetaOne>
+FDNN_LRN_AVX512_INLINE inline void rows_forward_pixel(int64_t C, const float *x, float *out, const RowsConst &k) {
+  constexpr int B = (N - 1) / 2, A = N - 1 - B;  // graph::lrn_look_behind / ahead
+  constexpr bool kPairs = N >= 4;
+  const __m512 zero = _mm512_setzero_ps(), kv = k.kv, av = k.av, al = k.al, be = k.be;
+  const int64_t V = (C + 15) / 16;
+  __mmask16 mk_c = rows_lane_mask(C);
+  __m512 x_c = _mm512_maskz_loadu_ps(mk_c, x);
+  __m512 sq_p = zero, sq_c = _mm512_mul_ps(x_c, x_c);
+  __m512 tq_p = zero, tq_c = kPairs ? rows_pair(zero, sq_c) : zero;
+#pragma GCC unroll 4
+  for (int64_t i = 0; i < V; ++i) {
+    const int64_t cn = (i + 1) * 16;
+    const __mmask16 mk_n = cn < C ? rows_lane_mask(C - cn) : static_cast<__mmask16>(0);
+    const __m512 x_n = _mm512_maskz_loadu_ps(mk_n, x + cn);
+    const __m512 sq_n = _mm512_mul_ps(x_n, x_n);
+    __m512 tq_n = zero, ssum;
+    if constexpr (kPairs) {
+      tq_n = rows_pair(sq_c, sq_n);
+      ssum = rows_window_pairs<-B, A>(tq_p, tq_c, tq_n, sq_p, sq_c, sq_n);
+    } else {
+      ssum = rows_window_regs<-B, A>(sq_p, sq_c, sq_n);
+    }
+    const __m512 v = _mm512_fmadd_ps(av, ssum, kv);
+    __m512 p;
+    if constexpr (kBetaOne) p = _mm512_div_ps(_mm512_set1_ps(1.0f), v);
+    else p = rows_pow075(v, mk_c).p;
+    rows_put<M>(out + i * 16, mk_c, _mm512_mul_ps(al, _mm512_mul_ps(x_c, p)), be);
+    sq_p = sq_c;
+    sq_c = sq_n;
+    tq_p = tq_c;
+    tq_c = tq_n;
+    x_c = x_n;
+    mk_c = mk_n;
+  }
+}
+
+// y of one pixel for other betas: the window sums through the padded
+// squares of w and the power through Math::negpow.
 template <int N, RowsOut M>
-FDNN_LRN_AVX512_INLINE inline void rows_backward_any(const Math &m, int64_t C, const float *x, const float *dy, float *out,
-                                                     const RowsConst &k, const RowsScratch &w) {
-  if (m.beta_075) rows_backward_pixel<N, M, false>(C, x, dy, out, k);
-  else if (m.beta_one) rows_backward_pixel<N, M, true>(C, x, dy, out, k);
-  else rows_backward_pixel_staged<N, M>(m, C, x, dy, out, k, w);
+FDNN_LRN_AVX512_INLINE inline void rows_forward_pixel_staged(const Math &m, int64_t C, const float *x, float *out,
+                                                             const RowsConst &k, const RowsScratch &w) {
+  float *sq = w.sq + m.behind;
+  for (int64_t c = 0; c < C; c += 16) {
+    const __mmask16 mk = rows_lane_mask(C - c);
+    const __m512 xv = _mm512_maskz_loadu_ps(mk, x + c);
+    _mm512_mask_storeu_ps(sq + c, mk, _mm512_mul_ps(xv, xv));
+  }
+  for (int64_t c = 0; c < C; c += 16) _mm512_storeu_ps(w.s + c, rows_window<N>(w.sq + c));
+  m.negpow(w.s, w.inv, w.p, C);
+  const __m512 al = k.al, be = k.be;
+  for (int64_t c = 0; c < C; c += 16) {
+    const __mmask16 mk = rows_lane_mask(C - c);
+    const __m512 xv = _mm512_maskz_loadu_ps(mk, x + c);
+    rows_put<M>(out + c, mk, _mm512_mul_ps(al, _mm512_mul_ps(xv, _mm512_loadu_ps(w.p + c))), be);
+  }
+}
+
+// One pixel with the output mode chosen at run time.
+// dy == nullptr: the forward.
+template <int N, RowsOut M>
+FDNN_LRN_AVX512_INLINE inline void rows_pixel_any(const Math &m, int64_t C, const float *x, const float *dy, float *out,
+                                                  const RowsConst &k, const RowsScratch &w) {
+  if (dy == nullptr) {
+    if (m.beta_075) rows_forward_pixel<N, M, false>(C, x, out, k);
+    else if (m.beta_one) rows_forward_pixel<N, M, true>(C, x, out, k);
+    else rows_forward_pixel_staged<N, M>(m, C, x, out, k, w);
+  } else if (m.beta_075) {
+    rows_backward_pixel<N, M, false>(C, x, dy, out, k);
+  } else if (m.beta_one) {
+    rows_backward_pixel<N, M, true>(C, x, dy, out, k);
+  } else {
+    rows_backward_pixel_staged<N, M>(m, C, x, dy, out, k, w);
+  }
 }
 
 // One pixel's 16-bit row as floats, 16 lanes per store: the pixel loop then
@@ -326,12 +402,12 @@ FDNN_LRN_AVX512_INLINE inline void rows_load_16bit(const typename ST::type *s, i
 }
 
 template <class ST>
-struct RowsBackward {
+struct RowsRunner {
   using T = typename ST::type;
   const Shape &s;
   const graph::Tensor &xt;
   const Math &m;
-  Arg x, dy, out;
+  Arg x, dy, out;  // dy.data == nullptr: the forward
   bool direct;  // float inputs read in place (no overlap with the output)
   float alpha, beta;
   bool stream;  // float output, beta 0, large: non-temporal stores where aligned
@@ -341,44 +417,47 @@ struct RowsBackward {
 
   int64_t items() const { return (s.outer + group - 1) / group; }
 
-  // One pixel: x, dy and the output at element offsets xo, dyo, oo. k:
-  // the constants with this call's alpha and beta, k1 with 1 and 0 (16-bit
-  // results, blended by store_row).
+  // One pixel: x, dy (backward) and the output at element offsets xo, dyo,
+  // oo. k: the constants with this call's alpha and beta, k1 with 1 and 0
+  // (16-bit results, blended by store_row).
   template <int N>
   FDNN_LRN_AVX512_INLINE void pixel(int64_t xo, int64_t dyo, int64_t oo, const RowsConst &k, const RowsConst &k1,
                                     const RowsScratch &w) const {
     const int64_t C = s.channels;
+    const bool bwd = dy.data != nullptr;
     const T *xs = reinterpret_cast<const T *>(x.data) + xo;
-    const T *dys = reinterpret_cast<const T *>(dy.data) + dyo;
+    const T *dys = bwd ? reinterpret_cast<const T *>(dy.data) + dyo : nullptr;
     T *os = reinterpret_cast<T *>(out.data) + oo;
     if constexpr (kIsFloat<ST>) {
       (void)k1;
       const float *xr = xs, *dyr = dys;
       if (!direct) {
         load_row<ST>(xs, C, w.xb);
-        load_row<ST>(dys, C, w.dyb);
         xr = w.xb;
-        dyr = w.dyb;
+        if (bwd) {
+          load_row<ST>(dys, C, w.dyb);
+          dyr = w.dyb;
+        }
       }
-      if (beta != 0.0f) rows_backward_any<N, RowsOut::blend>(m, C, xr, dyr, os, k, w);
+      if (beta != 0.0f) rows_pixel_any<N, RowsOut::blend>(m, C, xr, dyr, os, k, w);
       else if (stream && (reinterpret_cast<uintptr_t>(os) & 63) == 0)
-        rows_backward_any<N, RowsOut::stream>(m, C, xr, dyr, os, k, w);
-      else rows_backward_any<N, RowsOut::store>(m, C, xr, dyr, os, k, w);
+        rows_pixel_any<N, RowsOut::stream>(m, C, xr, dyr, os, k, w);
+      else rows_pixel_any<N, RowsOut::store>(m, C, xr, dyr, os, k, w);
     } else {
       rows_load_16bit<ST>(xs, C, w.xb);
-      rows_load_16bit<ST>(dys, C, w.dyb);
-      rows_backward_any<N, RowsOut::store>(m, C, w.xb, w.dyb, w.res, k1, w);
+      if (bwd) rows_load_16bit<ST>(dys, C, w.dyb);
+      rows_pixel_any<N, RowsOut::store>(m, C, w.xb, bwd ? w.dyb : nullptr, w.res, k1, w);
       store_row<ST>(os, w.res, C, alpha, beta);
     }
   }
 
   void prefetch_pixel(int64_t xo, int64_t dyo) const {
     const int64_t esize = static_cast<int64_t>(sizeof(T)), bytes = s.channels * esize;
-    const char *xp = x.data + xo * esize, *dp = dy.data + dyo * esize;
-    for (int64_t b = 0; b < bytes; b += 64) {
-      _mm_prefetch(xp + b, _MM_HINT_T0);
-      _mm_prefetch(dp + b, _MM_HINT_T0);
-    }
+    const char *xp = x.data + xo * esize;
+    for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(xp + b, _MM_HINT_T0);
+    if (dy.data == nullptr) return;
+    const char *dp = dy.data + dyo * esize;
+    for (int64_t b = 0; b < bytes; b += 64) _mm_prefetch(dp + b, _MM_HINT_T0);
   }
 
   // Pixels [begin * group, end * group), the inputs prefetched about 2 KiB
@@ -388,7 +467,8 @@ struct RowsBackward {
   FDNN_LRN_AVX512 void run(int64_t begin, int64_t end) const {
     RowsScratch w(s.channels, N);
     const RowsConst k = rows_const(m, alpha, beta), k1 = rows_const(m, 1.0f, 0.0f);
-    const int64_t ahead = std::clamp<int64_t>(2048 / (s.channels * static_cast<int64_t>(sizeof(T))), 1, 32);
+    const int64_t inputs = dy.data != nullptr ? 2 : 1;
+    const int64_t ahead = std::clamp<int64_t>(2048 / (inputs * s.channels * static_cast<int64_t>(sizeof(T))), 1, 32);
     const int64_t first = begin * group, last = std::min(end * group, s.outer);
     if (linear) {
       for (int64_t q = first; q < std::min(last, first + ahead); ++q) prefetch_pixel(q * step[0], q * step[2]);
@@ -398,16 +478,18 @@ struct RowsBackward {
       }
     } else {
       const Arg args[3] = {x, out, dy};
-      OuterWalker walk(s, xt, args, 3, first), pre(s, xt, args, 3, first);
+      const int nargs = dy.data != nullptr ? 3 : 2;
+      OuterWalker walk(s, xt, args, nargs, first), pre(s, xt, args, nargs, first);
       int64_t pre_at = first;
-      for (; pre_at < std::min(last, first + ahead); ++pre_at, pre.next()) prefetch_pixel(pre.offset(0), pre.offset(2));
+      for (; pre_at < std::min(last, first + ahead); ++pre_at, pre.next())
+        prefetch_pixel(pre.offset(0), nargs == 3 ? pre.offset(2) : 0);
       for (int64_t q = first; q < last; ++q, walk.next()) {
         if (pre_at < last) {
-          prefetch_pixel(pre.offset(0), pre.offset(2));
+          prefetch_pixel(pre.offset(0), nargs == 3 ? pre.offset(2) : 0);
           pre.next();
           ++pre_at;
         }
-        pixel<N>(walk.offset(0), walk.offset(2), walk.offset(1), k, k1, w);
+        pixel<N>(walk.offset(0), nargs == 3 ? walk.offset(2) : 0, walk.offset(1), k, k1, w);
       }
     }
     if (stream) _mm_sfence();
@@ -435,11 +517,11 @@ struct RowsBackward {
 constexpr int64_t kRowsStreamBytes = int64_t(8) << 20;
 
 template <class ST>
-bool run_rows_backward_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op,
-                             const VariantPack &pack) {
+bool run_rows_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack) {
   const graph::Tensor &xt = g.tensor(op.x);
-  const std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(op.dx).strides,
-                                                             &g.tensor(op.dy).strides};
+  const graph::Uid out_uid = op.backward ? op.dx : op.y;
+  std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(out_uid).strides};
+  if (op.backward) strides.push_back(&g.tensor(op.dy).strides);
   const Shape shape = classify(xt, strides);
   if (shape.layout != Layout::channel_rows) return false;
   const Math m = make_math(op, xt.rank());
@@ -450,19 +532,20 @@ bool run_rows_backward_typed(const ExecContext &ctx, const graph::Graph &g, cons
     a.strides = &g.tensor(u).strides;
     return a;
   };
-  const Arg x = arg(op.x), out = arg(op.dx), dy = arg(op.dy);
+  const Arg x = arg(op.x), out = arg(out_uid), dy = op.backward ? arg(op.dy) : Arg{};
   const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
   const size_t es = sizeof(typename ST::type);
-  const bool alias = overlaps(x, out, xt, es) || overlaps(dy, out, xt, es);
+  const bool alias = overlaps(x, out, xt, es) || (op.backward && overlaps(dy, out, xt, es));
   const int64_t C = shape.channels;
   const bool stream = kIsFloat<ST> && beta == 0.0f && C % 16 == 0 &&
                       shape.outer * C * static_cast<int64_t>(es) >= kRowsStreamBytes;
   // Items of about 16 KiB of x each.
   const int64_t group = std::max<int64_t>(1, 4096 / C);
-  RowsBackward<ST> r{shape, xt, m, x, dy, out, kIsFloat<ST> && !alias, alpha, beta, stream, group, true, {0, 0, 0}};
+  RowsRunner<ST> r{shape, xt, m, x, dy, out, kIsFloat<ST> && !alias, alpha, beta, stream, group, true, {0, 0, 0}};
   // Linear: the outer dims (extent 1 ignored) nest with no gaps in every operand.
   const Arg ops[3] = {x, out, dy};
-  for (int j = 0; j < 3; ++j) {
+  const int nops = op.backward ? 3 : 2;
+  for (int j = 0; j < nops; ++j) {
     int64_t extent = 1;
     bool found = false;
     for (int i = static_cast<int>(shape.outer_dims.size()) - 1; i >= 0; --i) {
@@ -485,15 +568,26 @@ bool run_rows_backward_typed(const ExecContext &ctx, const graph::Graph &g, cons
   return true;
 }
 
-// Runs cross-channel LRN backward on the AVX-512 channel-rows path and
-// returns true, or returns false when it does not apply.
-inline bool run_rows_backward(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op,
-                              const VariantPack &pack) {
-  if (op.kind != graph::LrnKind::cross_channel || !op.backward || !vm::has_avx512()) return false;
+// FREEDNN_CPU_LRN_ROWS_FORWARD=0 keeps the forward on the generic
+// channel-rows path (for comparisons); read once.
+inline bool rows_forward_switched_off() {
+  static const bool off = [] {
+    const char *v = std::getenv("FREEDNN_CPU_LRN_ROWS_FORWARD");
+    return v != nullptr && v[0] == '0' && v[1] == '\0';
+  }();
+  return off;
+}
+
+// Runs cross-channel LRN (forward or backward) on the AVX-512 channel-rows
+// path and returns true, or returns false when it does not apply.
+inline bool run_rows_avx512(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op,
+                            const VariantPack &pack) {
+  if (op.kind != graph::LrnKind::cross_channel || !vm::has_avx512()) return false;
+  if (!op.backward && rows_forward_switched_off()) return false;
   switch (g.tensor(op.x).dtype) {
-    case CUDNN_DATA_FLOAT: return run_rows_backward_typed<Storage<CUDNN_DATA_FLOAT>>(ctx, g, op, pack);
-    case CUDNN_DATA_HALF: return run_rows_backward_typed<Storage<CUDNN_DATA_HALF>>(ctx, g, op, pack);
-    case CUDNN_DATA_BFLOAT16: return run_rows_backward_typed<Storage<CUDNN_DATA_BFLOAT16>>(ctx, g, op, pack);
+    case CUDNN_DATA_FLOAT: return run_rows_typed<Storage<CUDNN_DATA_FLOAT>>(ctx, g, op, pack);
+    case CUDNN_DATA_HALF: return run_rows_typed<Storage<CUDNN_DATA_HALF>>(ctx, g, op, pack);
+    case CUDNN_DATA_BFLOAT16: return run_rows_typed<Storage<CUDNN_DATA_BFLOAT16>>(ctx, g, op, pack);
     default: return false;
   }
 }
