@@ -20,4 +20,17 @@ inline bool avx512_usable() {
   return yes;
 }
 
+// Whether kernels may write large outputs with non-temporal (streaming)
+// stores, which skip reading the old lines and keep the inputs cached.
+// FREEDNN_CPU_STREAM_STORES=0 turns them off, for comparisons: on a 2-vCPU
+// Zen 5 guest, two threads streaming at once measured slower than ordinary
+// stores on some kernels (see docs/perf.md, fourteenth session).
+inline bool streaming_stores_allowed() {
+  static const bool yes = [] {
+    const char *v = std::getenv("FREEDNN_CPU_STREAM_STORES");
+    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
+  }();
+  return yes;
+}
+
 }  // namespace fdnn::cpu

@@ -41,6 +41,7 @@
 
 #include "core/error.hpp"
 #include "cpu/lrn_cross_fast.hpp"
+#include "cpu/cpu_features.hpp"
 
 namespace fdnn::cpu::lrn_fast {
 
@@ -537,7 +538,7 @@ bool run_rows_typed(const ExecContext &ctx, const graph::Graph &g, const graph::
   const size_t es = sizeof(typename ST::type);
   const bool alias = overlaps(x, out, xt, es) || (op.backward && overlaps(dy, out, xt, es));
   const int64_t C = shape.channels;
-  const bool stream = kIsFloat<ST> && beta == 0.0f && C % 16 == 0 &&
+  const bool stream = kIsFloat<ST> && beta == 0.0f && C % 16 == 0 && streaming_stores_allowed() &&
                       shape.outer * C * static_cast<int64_t>(es) >= kRowsStreamBytes;
   // Items of about 16 KiB of x each.
   const int64_t group = std::max<int64_t>(1, 4096 / C);

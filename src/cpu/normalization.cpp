@@ -60,6 +60,7 @@
 #include "cpu/dtype_io.hpp"
 #include "cpu/normalization_kernels.hpp"
 #include "cpu/pointwise_kernels.hpp"
+#include "cpu/cpu_features.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -896,7 +897,7 @@ class Plan final : public ExecutionPlan {
                   : static_cast<A>(op.relu_upper_clip);
     ex.stats_given = op.backward ? ex.stat[kMean] != nullptr : op.phase == CUDNN_NORM_FWD_INFERENCE;
     ex.training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
-    ex.stream = G_.elements * ex.es[kX] >= kStreamBytes;
+    ex.stream = G_.elements * ex.es[kX] >= kStreamBytes && streaming_stores_allowed();
     if constexpr (std::is_same_v<A, float>) {
       if (G_.cols) ex.welford = normk::welford_for(dt);
       if (G_.cols && !op.backward && G_.istr[kX] == 1 && G_.istr[kY] == 1 && ex.base[kZ] == nullptr &&

@@ -41,6 +41,7 @@
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/normalization_row_io.hpp"
+#include "cpu/cpu_features.hpp"
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -292,7 +293,7 @@ class Plan final : public ExecutionPlan {
       const bool direct = kF32 && beta == C(0);
       if (direct)
         for (int64_t i = 0; i < D; ++i) sc[i] *= alpha, bi[i] *= alpha;
-      const bool stream = direct && out_bytes >= kStreamBytes;
+      const bool stream = direct && out_bytes >= kStreamBytes && streaming_stores_allowed();
       for_tiles([&](int64_t t, C *xb, C *yr, C *) {
         for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
           const int64_t off = set_offset(G_, G_.kept_x, k);

@@ -30,6 +30,7 @@
 #include "cpu/pointwise_support.hpp"
 #include "cpu/transpose.hpp"
 #include "cpu/transpose_lines.hpp"
+#include "cpu/cpu_features.hpp"
 
 namespace fdnn::cpu {
 namespace {
@@ -526,7 +527,7 @@ Layout make_layout(const graph::Graph &g) {
       s_t1 = std::min(n.dims[d1], std::max<int64_t>(1, kStreamRunBytes / es));
       s_t0 = std::min(n.dims[d0], kTileBytes / (s_t1 * es));
     }
-    if (y_bytes >= kStreamBytes && n.strides[0][d0] == 1 && s_t0 * es_y >= 64) {
+    if (y_bytes >= kStreamBytes && streaming_stores_allowed() && n.strides[0][d0] == 1 && s_t0 * es_y >= 64) {
       L.stream_tiles = true;
       L.tile0 = s_t0;
       L.tile1 = s_t1;
@@ -614,7 +615,8 @@ class Plan final : public ExecutionPlan {
     // write many short runs of y at once, more than the write-combining
     // buffers hold (measured 3x slower).
     const bool large_y = L_.nest.element_count() * static_cast<int64_t>(a.es[0]) >= kStreamBytes;
-    a.stream = (L_.path != Path::tiled || L_.stream_tiles) && op.blend.beta == 0.0 && large_y;
+    a.stream = (L_.path != Path::tiled || L_.stream_tiles) && op.blend.beta == 0.0 && large_y &&
+               streaming_stores_allowed();
     // In place (cudnnScaleTensor, y == x): each line of y has just been read
     // into the cache, where an ordinary store modifies it for free and the
     // eviction writes it back once; a streaming store would throw the line
@@ -634,7 +636,7 @@ class Plan final : public ExecutionPlan {
     // partial lines, are faster (0.63 against 0.46 of copy on
     // 64x100x56x56 NCHW -> NHWC).
     if (L_.line_blocks && a.kind == Kind::copy && (!large_y || line_head(L_, a) >= 0)) {
-      a.stream = large_y && a.base[1] != a.base[0];
+      a.stream = large_y && a.base[1] != a.base[0] && streaming_stores_allowed();
       run_line_blocks(ctx, L_, a);
     } else if (L_.path == Path::tiled) run_tiled(ctx, L_, k, a);
     else run_rows(ctx, L_, k, a);

@@ -534,8 +534,11 @@ struct Kernels : ComputeIo<S, C> {
   // divisor); then t is spread over the window columns of a padded line,
   // line[ow * stride + kw] += t[ow], split into even and odd positions for
   // stride 2 as in forward_line so that every loop is contiguous.
+  // dx rows go out with ordinary stores: streaming them (rows of 448 bytes
+  // between the gathers of dy) made two threads no faster than one on a
+  // 2-vCPU Zen 5 (32x64x112x112 3x3/2: 20 ms against 10 ms with ordinary
+  // stores, oneDNN 8-11 ms).
   int64_t grad_line_scratch() const { return 2 * line_length() + G.out[2] + 2; }
-  bool stream_dx = false;
   // A float y far larger than the caches written with beta = 0: the
   // channels-innermost forward stores bypass the caches (the caller fences).
   bool stream_y = false;
@@ -589,18 +592,6 @@ struct Kernels : ComputeIo<S, C> {
     const C *src = line + pad;
     T *q = dx + n * G.is[0] + c * G.is[1] + id * G.is[2] + ih * G.is[3];
     const C a = alpha, b = beta;
-    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
-      // A dx far larger than the caches (stream_dx): stores that bypass
-      // them, so that writing dx costs no read of its old lines. The
-      // caller fences after its rows.
-      if (stream_dx && b == C(0) && (reinterpret_cast<uintptr_t>(q) & 31) == 0) {
-        const V8 av = V8{} + a;
-        int64_t iw = 0;
-        for (; iw + 8 <= W; iw += 8) _mm256_stream_ps(q + iw, (__m256)(av * load8(src + iw)));
-        for (; iw < W; ++iw) q[iw] = a * src[iw];
-        return;
-      }
-    }
     if (b == C(0))
       for (int64_t iw = 0; iw < W; ++iw) q[iw] = store(a * src[iw]);
     else
@@ -709,7 +700,8 @@ struct Kernels : ComputeIo<S, C> {
       P.dw = G.is[4];
       // Non-temporal dx stores when beta = 0 and dx is far larger than the caches.
       constexpr int64_t kStreamBytes = int64_t{8} << 20;
-      const bool stream = beta == C(0) && G.n * G.c * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+      const bool stream = beta == C(0) && streaming_stores_allowed() &&
+                          G.n * G.c * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
       const int64_t H = G.in[1], rows = G.n * blocks * H;
       auto body = [&](int64_t b, int64_t e) {
         pool_rows::MaxBwdPlane Pb = P;
@@ -830,7 +822,7 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
     const bool lines = !G.channels_inner && G.is[4] == 1;
     const bool max_rows = lines && k.max_rows_fit();
     constexpr int64_t kStreamBytes = int64_t{8} << 20;
-    k.stream_y = G.channels_inner && op.blend.beta == 0.0 &&
+    k.stream_y = G.channels_inner && op.blend.beta == 0.0 && streaming_stores_allowed() &&
                  G.n * G.c * G.out[0] * G.out[1] * G.out[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
     k.columns_for_rows();
     par(rows, [&](int64_t b, int64_t e) {
@@ -855,8 +847,6 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
   const T *dy = static_cast<const T *>(pack.get(op.dy));
   T *dx = static_cast<T *>(pack.get(op.dx));
   if (!op.is_max() && !G.channels_inner && G.is[4] == 1) {  // average, columns contiguous in dx
-    constexpr int64_t kStreamBytes = int64_t{8} << 20;
-    k.stream_dx = G.n * G.c * G.in[0] * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
     par(G.n * G.c * G.in[0] * G.in[1], [&](int64_t b, int64_t e) {
       std::vector<C> scratch(static_cast<size_t>(k.grad_line_scratch()));
       for (int64_t i = b; i < e; ++i) {
@@ -867,7 +857,6 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
         rest /= G.in[0];
         k.backward_line_avg(dy, dx, rest / G.c, rest % G.c, id, ih, scratch.data());
       }
-      if (k.stream_dx) _mm_sfence();  // the streaming stores are visible before the call returns
     });
     return;
   }
