@@ -80,6 +80,8 @@ FDNN_VM_INLINE void scale_pow2(V &p, const V &n) {
 FDNN_VM_INLINE V clamp_keep_nan(const V &x, const V &lo, const V &hi) {
   return (V)_mm256_min_ps((__m256)hi, _mm256_max_ps((__m256)lo, (__m256)x));
 }
+// A non-temporal store of one vector at an address aligned to its size.
+FDNN_VM_INLINE void stream_store(float *p, const V &v) { _mm256_stream_ps(p, (__m256)v); }
 #include "cpu/softmax_rows.hpp"
 }  // namespace v256
 
@@ -98,6 +100,7 @@ FDNN_VM_INLINE V clamp_keep_nan(const V &x, const V &lo, const V &hi) {
   const __m512 m = _mm512_mask_max_ps((__m512)x, 0xffff, (__m512)lo, (__m512)x);
   return (V)_mm512_mask_min_ps(m, 0xffff, (__m512)hi, m);
 }
+FDNN_VM_INLINE void stream_store(float *p, const V &v) { _mm512_stream_ps(p, (__m512)v); }
 #include "cpu/softmax_rows.hpp"
 }  // namespace v512
 #pragma GCC pop_options
@@ -113,6 +116,13 @@ template <class C>
 void backward_row(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t n, C *r, C alpha = C(1)) {
   if (vm::has_avx512()) v512::backward_row(algo, y, dy, n, r, alpha);
   else v256::backward_row(algo, y, dy, n, r, alpha);
+}
+
+// ACCURATE backward of a float row, written with streaming stores (the
+// caller fences after its rows): for outputs far larger than the caches.
+inline void backward_accurate_stream(const float *y, const float *dy, int64_t n, float *r, float alpha) {
+  if (vm::has_avx512()) v512::backward_accurate_stream(y, dy, n, r, alpha);
+  else v256::backward_accurate_stream(y, dy, n, r, alpha);
 }
 
 }  // namespace fdnn::cpu::softmax

@@ -301,7 +301,27 @@ FDNN_VM_INLINE void backward_row_impl(cudnnSoftmaxAlgorithm_t algo, const C *y, 
   }
 }
 
+// ACCURATE backward of a float row written with streaming stores (whole
+// aligned vectors; the row's unaligned head and its tail with ordinary
+// ones): the same operations as backward_row_impl, so the same results.
+FDNN_VM_INLINE void backward_accurate_stream_impl(const float *y, const float *dy, int64_t n, float *r, float alpha) {
+  const float s = row_dot(y, dy, n);
+  int64_t i = 0;
+  for (; i < n && (reinterpret_cast<uintptr_t>(r + i) & (sizeof(V) - 1)) != 0; ++i) r[i] = alpha * (y[i] * (dy[i] - s));
+  const V av = V{} + alpha, sv = V{} + s;
+  for (; i + kN <= n; i += kN) {
+    V yv, dv;
+    std::memcpy(&yv, y + i, sizeof(V));
+    std::memcpy(&dv, dy + i, sizeof(V));
+    stream_store(r + i, av * (yv * (dv - sv)));
+  }
+  for (; i < n; ++i) r[i] = alpha * (y[i] * (dy[i] - s));
+}
+
 // The entry points of this copy (not inlined: one per width and type).
+inline void backward_accurate_stream(const float *y, const float *dy, int64_t n, float *r, float alpha) {
+  backward_accurate_stream_impl(y, dy, n, r, alpha);
+}
 template <class C>
 void forward_row(cudnnSoftmaxAlgorithm_t algo, const C *a, int64_t n, C *r, C alpha) {
   forward_row_impl(algo, a, n, r, alpha);
