@@ -176,6 +176,39 @@ FDNN_LRN_AVX512_INLINE inline __m512 rows_window_pairs(__m512 tp, __m512 tc, __m
   }
 }
 
+// The window sums of x^2 over channels c - behind .. c + ahead, a vector
+// at a time: feed vector i + 1 of x (zeros past C), get vector i's sums.
+// Keeps the squares (and, for windows of 4 or more, their pair sums) of
+// vectors i - 1 .. i + 1.
+template <int N>
+struct RowsSquareWindows {
+  static constexpr int B = (N - 1) / 2, A = N - 1 - B;  // graph::lrn_look_behind / ahead
+  static constexpr bool kPairs = N >= 4;                 // sums from pair sums (rows_window_pairs)
+  __m512 sq_p, sq_c, tq_p, tq_c;
+  FDNN_LRN_AVX512_INLINE explicit RowsSquareWindows(__m512 x0) {
+    const __m512 zero = _mm512_setzero_ps();
+    sq_p = zero;
+    sq_c = _mm512_mul_ps(x0, x0);
+    tq_p = zero;
+    tq_c = kPairs ? rows_pair(zero, sq_c) : zero;
+  }
+  FDNN_LRN_AVX512_INLINE __m512 next(__m512 x_n) {
+    const __m512 sq_n = _mm512_mul_ps(x_n, x_n);
+    __m512 tq_n = _mm512_setzero_ps(), ssum;
+    if constexpr (kPairs) {
+      tq_n = rows_pair(sq_c, sq_n);
+      ssum = rows_window_pairs<-B, A>(tq_p, tq_c, tq_n, sq_p, sq_c, sq_n);
+    } else {
+      ssum = rows_window_regs<-B, A>(sq_p, sq_c, sq_n);
+    }
+    sq_p = sq_c;
+    sq_c = sq_n;
+    tq_p = tq_c;
+    tq_c = tq_n;
+    return ssum;
+  }
+};
+
 // Writes res (16 lanes at `at`, live lanes mk) as RowsOut M says.
 template <RowsOut M>
 FDNN_LRN_AVX512_INLINE inline void rows_put(float *at, __mmask16 mk, __m512 res, __m512 be) {
@@ -221,22 +254,14 @@ FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel(int64_t C, const float *x
   const int64_t V = (C + 15) / 16;
   __mmask16 mk_c = rows_lane_mask(C), mk_p = 0;
   __m512 x_c = _mm512_maskz_loadu_ps(mk_c, x), dy_c = _mm512_maskz_loadu_ps(mk_c, dy);
-  __m512 sq_p = zero, sq_c = _mm512_mul_ps(x_c, x_c);
-  __m512 tq_p = zero, tq_c = kPairs ? rows_pair(zero, sq_c) : zero;  // pair sums of the squares
+  RowsSquareWindows<N> sums(x_c);
   __m512 x_p = zero, dyp_p = zero, r_pp = zero, r_p = zero, tr_pp = zero, tr_p = zero;
 #pragma GCC unroll 4
   for (int64_t i = 0; i < V; ++i) {
     const int64_t cn = (i + 1) * 16;
     const __mmask16 mk_n = cn < C ? rows_lane_mask(C - cn) : static_cast<__mmask16>(0);
     const __m512 x_n = _mm512_maskz_loadu_ps(mk_n, x + cn), dy_n = _mm512_maskz_loadu_ps(mk_n, dy + cn);
-    const __m512 sq_n = _mm512_mul_ps(x_n, x_n);
-    __m512 tq_n = zero, ssum;
-    if constexpr (kPairs) {
-      tq_n = rows_pair(sq_c, sq_n);
-      ssum = rows_window_pairs<-B, A>(tq_p, tq_c, tq_n, sq_p, sq_c, sq_n);
-    } else {
-      ssum = rows_window_regs<-B, A>(sq_p, sq_c, sq_n);
-    }
+    const __m512 ssum = sums.next(x_n);
     const __m512 v = _mm512_fmadd_ps(av, ssum, kv);
     InvPow ip;
     if constexpr (kBetaOne) {
@@ -255,10 +280,6 @@ FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel(int64_t C, const float *x
       else rs = rows_window_regs<-A, B>(r_pp, r_p, r_c);
       rows_put<M>(out + (i - 1) * 16, mk_p, rows_dx(rs, x_p, dyp_p, tab, al), be);
     }
-    sq_p = sq_c;
-    sq_c = sq_n;
-    tq_p = tq_c;
-    tq_c = tq_n;
     x_p = x_c;
     x_c = x_n;
     dy_c = dy_n;
@@ -312,36 +333,22 @@ FDNN_LRN_AVX512_INLINE inline void rows_backward_pixel_staged(const Math &m, int
 // is loaded before vector i of y is written.
 template <int N, RowsOut M, bool kBetaOne>
 FDNN_LRN_AVX512_INLINE inline void rows_forward_pixel(int64_t C, const float *x, float *out, const RowsConst &k) {
-  constexpr int B = (N - 1) / 2, A = N - 1 - B;  // graph::lrn_look_behind / ahead
-  constexpr bool kPairs = N >= 4;
-  const __m512 zero = _mm512_setzero_ps(), kv = k.kv, av = k.av, al = k.al, be = k.be;
+  const __m512 kv = k.kv, av = k.av, al = k.al, be = k.be;
   const int64_t V = (C + 15) / 16;
   __mmask16 mk_c = rows_lane_mask(C);
   __m512 x_c = _mm512_maskz_loadu_ps(mk_c, x);
-  __m512 sq_p = zero, sq_c = _mm512_mul_ps(x_c, x_c);
-  __m512 tq_p = zero, tq_c = kPairs ? rows_pair(zero, sq_c) : zero;
+  RowsSquareWindows<N> sums(x_c);
 #pragma GCC unroll 4
   for (int64_t i = 0; i < V; ++i) {
     const int64_t cn = (i + 1) * 16;
     const __mmask16 mk_n = cn < C ? rows_lane_mask(C - cn) : static_cast<__mmask16>(0);
     const __m512 x_n = _mm512_maskz_loadu_ps(mk_n, x + cn);
-    const __m512 sq_n = _mm512_mul_ps(x_n, x_n);
-    __m512 tq_n = zero, ssum;
-    if constexpr (kPairs) {
-      tq_n = rows_pair(sq_c, sq_n);
-      ssum = rows_window_pairs<-B, A>(tq_p, tq_c, tq_n, sq_p, sq_c, sq_n);
-    } else {
-      ssum = rows_window_regs<-B, A>(sq_p, sq_c, sq_n);
-    }
+    const __m512 ssum = sums.next(x_n);
     const __m512 v = _mm512_fmadd_ps(av, ssum, kv);
     __m512 p;
     if constexpr (kBetaOne) p = _mm512_div_ps(_mm512_set1_ps(1.0f), v);
     else p = rows_pow075(v, mk_c).p;
     rows_put<M>(out + i * 16, mk_c, _mm512_mul_ps(al, _mm512_mul_ps(x_c, p)), be);
-    sq_p = sq_c;
-    sq_c = sq_n;
-    tq_p = tq_c;
-    tq_c = tq_n;
     x_c = x_n;
     mk_c = mk_n;
   }

@@ -9,6 +9,7 @@
 #include <cudnn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -72,4 +73,29 @@ static double median_ms_per_call(F &&call, cudaStream_t st) {
   CK(cudaGetLastError());
   std::sort(t.begin(), t.end());
   return t[2] / 10.0;
+}
+
+// Failed checks so far (the harnesses' exit status).
+static int failures = 0;
+
+// Whether 16-bit results `out` match the float64 reference `ref`:
+// ||out - ref|| / ||ref|| (*rel) under 3e-3 (HALF) or 1.5e-2 (BFLOAT16) and
+// no non-finite value (*bad counts them); a mismatch counts a failure.
+static bool close_to_reference(const std::vector<uint16_t> &out, const std::vector<double> &ref, bool bf16, double *rel,
+                               size_t *bad) {
+  double num = 0, den = 0;
+  *bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double v = from16(out[i], bf16);
+    if (!std::isfinite(v)) {
+      ++*bad;
+      continue;
+    }
+    num += (v - ref[i]) * (v - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  *rel = std::sqrt(num / std::max(den, 1e-300));
+  const bool ok = *bad == 0 && *rel < (bf16 ? 1.5e-2 : 3e-3);
+  if (!ok) ++failures;
+  return ok;
 }

@@ -88,24 +88,10 @@ static std::vector<double> reference(const Prob &p, const std::vector<uint16_t> 
   return dw;
 }
 
-static int failures = 0;
-
 static void compare(const char *what, const Prob &p, const std::vector<uint16_t> &out, const std::vector<double> &ref) {
-  double num = 0, den = 0;
-  size_t bad = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double v = from16(out[i], p.bf16);
-    if (!std::isfinite(v)) {
-      ++bad;
-      continue;
-    }
-    num += (v - ref[i]) * (v - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  const double rel = std::sqrt(num / std::max(den, 1e-300));
-  const double tol = p.bf16 ? 1.5e-2 : 3e-3;
-  const bool ok = bad == 0 && rel < tol;
-  if (!ok) ++failures;
+  double rel;
+  size_t bad;
+  const bool ok = close_to_reference(out, ref, p.bf16, &rel, &bad);
   std::printf("%-4s %-30s N%d %dx%d C%d K%d pad%d flip%d a%.2f b%.2f %s: rel %.2e nonfinite %zu\n", ok ? "ok" : "FAIL",
               what, p.N, p.H, p.W, p.C, p.K, p.pad, p.flip, p.alpha, p.beta, p.bf16 ? "bf16" : "f16", rel, bad);
 }
