@@ -228,6 +228,18 @@ std::vector<RowCase> row_cases() {
   };
 }
 
+// The Case of a RowCase, with a random LRN alpha.
+Case case_of(const RowCase &rc, Rng &rng) {
+  Case c;
+  c.dims = rc.dims;
+  c.strides = channel_rows_with_pad(rc.dims, rc.pad);
+  c.t = rc.t;
+  c.p = LrnParams{false, rc.n, rng.pick(std::vector<double>{1e-4, 0.5, 2.0}), rc.beta, 2.0};
+  c.blend_alpha = rc.blend_alpha;
+  c.blend_beta = rc.blend_beta;
+  return c;
+}
+
 }  // namespace
 
 TEST(CpuLrnVectorPaths, ForwardChannelRowsPerPixel) {
@@ -235,13 +247,7 @@ TEST(CpuLrnVectorPaths, ForwardChannelRowsPerPixel) {
   cudnnHandle_t h = nullptr;
   ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
   for (const RowCase &rc : row_cases()) {
-    Case c;
-    c.dims = rc.dims;
-    c.strides = channel_rows_with_pad(rc.dims, rc.pad);
-    c.t = rc.t;
-    c.p = LrnParams{false, rc.n, rng.pick(std::vector<double>{1e-4, 0.5, 2.0}), rc.beta, 2.0};
-    c.blend_alpha = rc.blend_alpha;
-    c.blend_beta = rc.blend_beta;
+    const Case c = case_of(rc, rng);
     const HostTensor x = random_tensor(rng, c, -3, 3);
     HostTensor y = rc.in_place ? x : random_tensor(rng, c, -2, 2);
     const Scaling alpha(c.blend_alpha), beta(c.blend_beta);
@@ -268,13 +274,7 @@ TEST(CpuLrnVectorPaths, BackwardChannelRowsPerPixel) {
   cudnnHandle_t h = nullptr;
   ASSERT_EQ(cudnnCreate(&h), CUDNN_STATUS_SUCCESS);
   for (const RowCase &rc : row_cases()) {
-    Case c;
-    c.dims = rc.dims;
-    c.strides = channel_rows_with_pad(rc.dims, rc.pad);
-    c.t = rc.t;
-    c.p = LrnParams{false, rc.n, rng.pick(std::vector<double>{1e-4, 0.5, 2.0}), rc.beta, 2.0};
-    c.blend_alpha = rc.blend_alpha;
-    c.blend_beta = rc.blend_beta;
+    const Case c = case_of(rc, rng);
     const HostTensor x = random_tensor(rng, c, -3, 3), dy = random_tensor(rng, c, -2, 2);
     HostTensor y = make_tensor(c.t, c.dims, c.strides);
     y.set_values(lrn_forward_values(c.p, x, nullptr));

@@ -310,18 +310,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
       st);
 
   // cuDNN, best algorithms by its own Find.
-  cudnnTensorDescriptor_t xd, yd;
-  cudnnFilterDescriptor_t wd;
-  cudnnConvolutionDescriptor_t cd;
-  DNN(cudnnCreateTensorDescriptor(&xd));
-  DNN(cudnnCreateTensorDescriptor(&yd));
-  DNN(cudnnCreateFilterDescriptor(&wd));
-  DNN(cudnnCreateConvolutionDescriptor(&cd));
-  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
-  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
-  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
-  DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  const DnnConv3x3 dc(N, C, K, HW);
+  const cudnnTensorDescriptor_t xd = dc.xd, yd = dc.yd;
+  const cudnnFilterDescriptor_t wd = dc.wd;
+  const cudnnConvolutionDescriptor_t cd = dc.cd;
   const float one = 1.f, zero = 0.f;
   cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int n = 0;
@@ -354,10 +346,6 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     if (ms < cudnn_bwd_ms) cudnn_bwd_ms = ms, bwd_algo = algo;
     if (i >= 2) break;
   }
-  DNN(cudnnDestroyTensorDescriptor(xd));
-  DNN(cudnnDestroyTensorDescriptor(yd));
-  DNN(cudnnDestroyFilterDescriptor(wd));
-  DNN(cudnnDestroyConvolutionDescriptor(cd));
   const double t_ours = flop / chosen_ms / 1e9, t_dnn = flop / cudnn_fwd_ms / 1e9;
   const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
   std::printf(

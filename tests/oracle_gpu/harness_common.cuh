@@ -99,3 +99,30 @@ static bool close_to_reference(const std::vector<uint16_t> &out, const std::vect
   if (!ok) ++failures;
   return ok;
 }
+
+// cuDNN's descriptors of a HALF NHWC 3x3 pad-1 unit-stride convolution
+// (x N x C x HW x HW, y N x K x HW x HW, KRSC filter), tensor-op math.
+struct DnnConv3x3 {
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  DnnConv3x3(int N, int C, int K, int HW) {
+    DNN(cudnnCreateTensorDescriptor(&xd));
+    DNN(cudnnCreateTensorDescriptor(&yd));
+    DNN(cudnnCreateFilterDescriptor(&wd));
+    DNN(cudnnCreateConvolutionDescriptor(&cd));
+    DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
+    DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
+    DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
+    DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  }
+  ~DnnConv3x3() {
+    cudnnDestroyTensorDescriptor(xd);
+    cudnnDestroyTensorDescriptor(yd);
+    cudnnDestroyFilterDescriptor(wd);
+    cudnnDestroyConvolutionDescriptor(cd);
+  }
+  DnnConv3x3(const DnnConv3x3 &) = delete;
+  DnnConv3x3 &operator=(const DnnConv3x3 &) = delete;
+};

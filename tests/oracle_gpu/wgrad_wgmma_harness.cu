@@ -211,18 +211,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     }
   }
 
-  cudnnTensorDescriptor_t xd, yd;
-  cudnnFilterDescriptor_t wd;
-  cudnnConvolutionDescriptor_t cd;
-  DNN(cudnnCreateTensorDescriptor(&xd));
-  DNN(cudnnCreateTensorDescriptor(&yd));
-  DNN(cudnnCreateFilterDescriptor(&wd));
-  DNN(cudnnCreateConvolutionDescriptor(&cd));
-  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
-  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
-  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
-  DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+  const DnnConv3x3 dc(N, C, K, HW);
+  const cudnnTensorDescriptor_t xd = dc.xd, yd = dc.yd;
+  const cudnnFilterDescriptor_t wd = dc.wd;
+  const cudnnConvolutionDescriptor_t cd = dc.cd;
   const float one = 1.f, zero = 0.f;
   cudnnConvolutionBwdFilterAlgoPerf_t fp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
   int n = 0;
@@ -240,10 +232,6 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
         st);
     if (ms < cudnn_ms) cudnn_ms = ms, algo_best = algo;
   }
-  DNN(cudnnDestroyTensorDescriptor(xd));
-  DNN(cudnnDestroyTensorDescriptor(yd));
-  DNN(cudnnDestroyFilterDescriptor(wd));
-  DNN(cudnnDestroyConvolutionDescriptor(cd));
   const double ours = flop / chosen_ms / 1e9, dnn = flop / cudnn_ms / 1e9;
   std::printf("| %3dx%-2d N%-3d | %4.0f (rows %d, %d parts) | best %4.0f (%d/%d/%d%s) | cuDNN %4.0f (algo %d) | %.2f |%s\n",
               C, HW, N, ours, kb, splits, flop / best_ms / 1e9, best.kb, best.stages, best.splits,
