@@ -339,12 +339,10 @@ void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   if (p.stages < 2 || p.stages > max_stages(BN, MW)) p.stages = default_stages(BN, MW);
   const int smem = smem_bytes(BN, MW, p.stages);
   auto kernel = fwd_wgmma_kernel<Bf16, BN, MW>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
   // The smallest shared-memory carveout that holds the ring: the rest of
   // the multiprocessor's 256 KB stays L1, where the gathers of x hit.
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
-             "cudaFuncSetAttribute");
+  set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap wmap{};
   if (p.b_via_tma && !filter_map(p, BN, &wmap)) p.b_via_tma = 0;
   // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems

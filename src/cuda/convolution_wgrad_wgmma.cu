@@ -310,11 +310,9 @@ void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
   if (KB == 64) p.stages = std::max(4, p.stages & ~1);
   const int smem = smem_bytes(KB, p.stages);
   auto kernel = wgrad_wgmma_kernel<Bf16, KB>;
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
   // The smallest carveout that holds the ring: the rest stays L1 for x.
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
-  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
-             "cudaFuncSetAttribute");
+  set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap dymap;
   if (!encode_sw128_map_16bit(&dymap, dy, static_cast<uint64_t>(p.K), static_cast<uint64_t>(p.npix),
                               static_cast<uint64_t>(p.K) * 2, kPix))

@@ -1,6 +1,8 @@
 #include "cuda/cuda_util.hpp"
 
+#include <map>
 #include <mutex>
+#include <utility>
 
 namespace fdnn::cuda {
 namespace {
@@ -51,6 +53,22 @@ int sm_count() {
   if (!current_device_facts(f))
     fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "the current CUDA device's multiprocessor count could not be read");
   return f.sm_count;
+}
+
+void set_kernel_smem(const void *kernel, int smem, int carveout) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  static std::mutex mu;
+  static std::map<std::pair<const void *, int>, std::pair<int, int>> set;  // (kernel, device) -> (smem, carveout)
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_pair(kernel, device);
+  const auto it = set.find(key);
+  if (it != set.end() && it->second == std::make_pair(smem, carveout)) return;
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), "cudaFuncSetAttribute");
+  if (carveout >= 0)
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, carveout),
+               "cudaFuncSetAttribute");
+  set[key] = {smem, carveout};
 }
 
 }  // namespace fdnn::cuda

@@ -42,6 +42,13 @@ bool current_device_facts(DeviceFacts &out);
 // when it cannot be queried.
 int sm_count();
 
+// Sets `kernel`'s dynamic shared-memory limit to `smem` bytes and, when
+// carveout >= 0, its preferred shared-memory carveout (percent) on the
+// current device, skipping the calls when this kernel already has these
+// values there: cudaFuncSetAttribute costs microseconds, which kernels
+// launched per convolution call should not pay every time.
+void set_kernel_smem(const void *kernel, int smem, int carveout = -1);
+
 inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
 
 // Runs body(memory) with `bytes` of stream-ordered device memory taken for
