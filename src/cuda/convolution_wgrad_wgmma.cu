@@ -352,8 +352,9 @@ bool conv_wgrad_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   for (int d = 0; d < 3; ++d)
     if (a.str[d] != 1 || a.dil[d] != 1) return false;
   const int H = a.in[1], W = a.in[2], C = a.Cg, K = a.Kg;
-  // Pixel indices and the tensor map's row coordinate are 32-bit.
-  if (int64_t{a.N} * a.P + kPix > 0x7fffffff) return false;
+  // Pixel indices, the tensor map's row coordinate and dw's element count
+  // (the sum kernel) are 32-bit.
+  if (int64_t{a.N} * a.P + kPix > 0x7fffffff || int64_t{K} * 9 * C > 0x7fffffff) return false;
   // Packed NHWC x and dy, packed KRSC dw (strides N/K, C, D, H, W).
   if (a.xs[1] != 1 || a.xs[4] != C || a.xs[3] != W * C || a.xs[0] != H * W * C) return false;
   if (a.ys[1] != 1 || a.ys[4] != K || a.ys[3] != a.out[2] * K || a.ys[0] != a.P * K) return false;
