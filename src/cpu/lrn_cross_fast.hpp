@@ -552,46 +552,69 @@ inline Math make_math(const graph::LrnOp &op, int rank) {
   return m;
 }
 
-template <class ST>
-bool run_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack) {
+// An LRN op's operands as the fast paths take them: their common layout
+// (Layout::none: no fast path fits), x, the output, dy (backward), the
+// blend, and whether the output overlaps an input (float inputs are then
+// copied before any output is written).
+struct Operands {
+  Shape shape;
+  Arg x, out, dy;
+  float alpha = 1, beta = 0;
+  bool alias = false;
+};
+
+inline Operands operands_of(const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack, size_t esize) {
   const graph::Tensor &xt = g.tensor(op.x);
   const graph::Uid out_uid = op.backward ? op.dx : op.y;
   std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(out_uid).strides};
   if (op.backward) strides.push_back(&g.tensor(op.dy).strides);
-  const Shape shape = classify(xt, strides);
-  if (shape.layout == Layout::none) return false;
-  const Math m = make_math(op, xt.rank());
+  Operands o;
+  o.shape = classify(xt, strides);
+  if (o.shape.layout == Layout::none) return o;
   auto arg = [&](graph::Uid u) {
     Arg a;
-    if (u == graph::kNoTensor) return a;
     a.data = static_cast<char *>(pack.get(u));
     a.strides = &g.tensor(u).strides;
     return a;
   };
-  const Arg x = arg(op.x), out = arg(out_uid), dy = op.backward ? arg(op.dy) : Arg{};
-  const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
-  const int64_t C = shape.channels;
-  auto parallel = [&](int64_t items, int64_t work_per_item, const auto &body) {
-    if (ctx.pool != nullptr && items > 1 && items * work_per_item >= 16384)
-      ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 8));
-    else body(0, items);
-  };
-  if (shape.layout == Layout::planes) {
-    const bool alias = overlaps(x, out, xt, sizeof(typename ST::type)) ||
-                       (op.backward && overlaps(dy, out, xt, sizeof(typename ST::type)));
+  o.x = arg(op.x);
+  o.out = arg(out_uid);
+  if (op.backward) o.dy = arg(op.dy);
+  o.alpha = static_cast<float>(op.blend.alpha);
+  o.beta = static_cast<float>(op.blend.beta);
+  o.alias = overlaps(o.x, o.out, xt, esize) || (op.backward && overlaps(o.dy, o.out, xt, esize));
+  return o;
+}
+
+// body(b, e) over items [0, items), spread over the pool when the work
+// (items x work_per_item elements) is worth it.
+template <class F>
+void run_items(const ExecContext &ctx, int64_t items, int64_t work_per_item, const F &body) {
+  if (ctx.pool != nullptr && items > 1 && items * work_per_item >= 16384)
+    ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 8));
+  else body(0, items);
+}
+
+template <class ST>
+bool run_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack) {
+  const graph::Tensor &xt = g.tensor(op.x);
+  const Operands o = operands_of(g, op, pack, sizeof(typename ST::type));
+  if (o.shape.layout == Layout::none) return false;
+  const Math m = make_math(op, xt.rank());
+  const int64_t C = o.shape.channels;
+  const bool direct = kIsFloat<ST> && !o.alias;
+  if (o.shape.layout == Layout::planes) {
     // A tile of T positions over C channels: C T floats per buffer, kept
     // within L2 (forward reads its rows once more from L1).
     int64_t tile = std::clamp<int64_t>((op.backward ? 32768 : 65536) / C, 64, 1024) / 16 * 16;
-    tile = std::min(tile, (shape.plane + 15) / 16 * 16);
-    const PlaneRunner<ST> r{shape, xt, m, x, dy, out, op.backward, kIsFloat<ST> && !alias, alpha, beta, tile};
-    parallel(r.items(), C * tile, [&](int64_t b, int64_t e) { r.run(b, e); });
+    tile = std::min(tile, (o.shape.plane + 15) / 16 * 16);
+    const PlaneRunner<ST> r{o.shape, xt, m, o.x, o.dy, o.out, op.backward, direct, o.alpha, o.beta, tile};
+    run_items(ctx, r.items(), C * tile, [&](int64_t b, int64_t e) { r.run(b, e); });
     return true;
   }
-  const bool alias = overlaps(x, out, xt, sizeof(typename ST::type)) ||
-                     (op.backward && overlaps(dy, out, xt, sizeof(typename ST::type)));
   const int64_t group = std::max<int64_t>(1, 2048 / (C + op.n - 1));
-  const RowRunner<ST> r{shape, xt, m, x, dy, out, op.backward, kIsFloat<ST> && !alias, alpha, beta, group};
-  parallel(r.items(), C * group, [&](int64_t b, int64_t e) { r.run(b, e); });
+  const RowRunner<ST> r{o.shape, xt, m, o.x, o.dy, o.out, op.backward, direct, o.alpha, o.beta, group};
+  run_items(ctx, r.items(), C * group, [&](int64_t b, int64_t e) { r.run(b, e); });
   return true;
 }
 

@@ -157,31 +157,22 @@ inline bool run_planes_forward(const ExecContext &ctx, const graph::Graph &g, co
   if (op.kind != graph::LrnKind::cross_channel || op.backward || !vm::has_avx512()) return false;
   const graph::Tensor &xt = g.tensor(op.x);
   if (xt.dtype != CUDNN_DATA_FLOAT) return false;
-  const std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(op.y).strides};
-  const Shape shape = classify(xt, strides);
+  const Operands o = operands_of(g, op, pack, sizeof(float));
+  const Shape &shape = o.shape;
   if (shape.layout != Layout::planes) return false;
   const Math m = make_math(op, xt.rank());
   if (m.n < 1 || m.n > 16 || !(m.beta_075 || m.beta_one)) return false;
-  auto arg = [&](graph::Uid u) {
-    Arg a;
-    a.data = static_cast<char *>(pack.get(u));
-    a.strides = &g.tensor(u).strides;
-    return a;
-  };
-  const Arg x = arg(op.x), out = arg(op.y);
-  if (overlaps(x, out, xt, sizeof(float)) && !(x.data == out.data && *x.strides == *out.strides)) return false;
-  const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
+  const Arg x = o.x, out = o.out;
+  if (o.alias && !(x.data == out.data && *x.strides == *out.strides)) return false;
+  const float alpha = o.alpha, beta = o.beta;
   const int64_t C = shape.channels;
-  const bool stream = beta == 0.0f && shape.outer * shape.plane * C * 4 >= kRowsStreamBytes;
+  const bool stream =
+      beta == 0.0f && streaming_stores_allowed() && shape.outer * shape.plane * C * 4 >= kRowsStreamBytes;
   // Tiles of at most 512 positions, the plane split evenly, a multiple of 16.
   const int64_t tiles = (shape.plane + 511) / 512;
   const int64_t tile = ((shape.plane + tiles - 1) / tiles + 15) / 16 * 16;
   const PlanesForward r{shape, xt, m, x, out, alpha, beta, stream, tile};
-  const int64_t items = r.items();
-  auto body = [&](int64_t b, int64_t e) { r.run_items(b, e); };
-  if (ctx.pool != nullptr && items > 1 && items * tile * C >= 16384)
-    ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 8));
-  else body(0, items);
+  run_items(ctx, r.items(), tile * C, [&](int64_t b, int64_t e) { r.run_items(b, e); });
   return true;
 }
 

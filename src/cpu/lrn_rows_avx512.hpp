@@ -527,29 +527,19 @@ constexpr int64_t kRowsStreamBytes = int64_t(8) << 20;
 template <class ST>
 bool run_rows_typed(const ExecContext &ctx, const graph::Graph &g, const graph::LrnOp &op, const VariantPack &pack) {
   const graph::Tensor &xt = g.tensor(op.x);
-  const graph::Uid out_uid = op.backward ? op.dx : op.y;
-  std::vector<const std::vector<int64_t> *> strides = {&xt.strides, &g.tensor(out_uid).strides};
-  if (op.backward) strides.push_back(&g.tensor(op.dy).strides);
-  const Shape shape = classify(xt, strides);
-  if (shape.layout != Layout::channel_rows) return false;
+  const size_t es = sizeof(typename ST::type);
+  const Operands o = operands_of(g, op, pack, es);
+  if (o.shape.layout != Layout::channel_rows) return false;
   const Math m = make_math(op, xt.rank());
   if (m.n < 1 || m.n > 16) return false;
-  auto arg = [&](graph::Uid u) {
-    Arg a;
-    a.data = static_cast<char *>(pack.get(u));
-    a.strides = &g.tensor(u).strides;
-    return a;
-  };
-  const Arg x = arg(op.x), out = arg(out_uid), dy = op.backward ? arg(op.dy) : Arg{};
-  const float alpha = static_cast<float>(op.blend.alpha), beta = static_cast<float>(op.blend.beta);
-  const size_t es = sizeof(typename ST::type);
-  const bool alias = overlaps(x, out, xt, es) || (op.backward && overlaps(dy, out, xt, es));
+  const Shape &shape = o.shape;
+  const Arg x = o.x, out = o.out, dy = o.dy;
   const int64_t C = shape.channels;
-  const bool stream = kIsFloat<ST> && beta == 0.0f && C % 16 == 0 && streaming_stores_allowed() &&
+  const bool stream = kIsFloat<ST> && o.beta == 0.0f && C % 16 == 0 && streaming_stores_allowed() &&
                       shape.outer * C * static_cast<int64_t>(es) >= kRowsStreamBytes;
   // Items of about 16 KiB of x each.
   const int64_t group = std::max<int64_t>(1, 4096 / C);
-  RowsRunner<ST> r{shape, xt, m, x, dy, out, kIsFloat<ST> && !alias, alpha, beta, stream, group, true, {0, 0, 0}};
+  RowsRunner<ST> r{shape, xt, m, x, dy, out, kIsFloat<ST> && !o.alias, o.alpha, o.beta, stream, group, true, {0, 0, 0}};
   // Linear: the outer dims (extent 1 ignored) nest with no gaps in every operand.
   const Arg ops[3] = {x, out, dy};
   const int nops = op.backward ? 3 : 2;
@@ -568,11 +558,7 @@ bool run_rows_typed(const ExecContext &ctx, const graph::Graph &g, const graph::
       extent *= xt.dims[d];
     }
   }
-  const int64_t items = r.items();
-  auto body = [&](int64_t b, int64_t e) { r.run_items(b, e); };
-  if (ctx.pool != nullptr && items > 1 && items * group * C >= 16384)
-    ctx.pool->parallel_for(items, body, std::min<int64_t>(items, ctx.pool->size() * 8));
-  else body(0, items);
+  run_items(ctx, r.items(), group * C, [&](int64_t b, int64_t e) { r.run_items(b, e); });
   return true;
 }
 

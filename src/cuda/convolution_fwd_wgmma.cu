@@ -256,15 +256,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if FREEDNN_WGMMA_COMPILED
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
-  const uint32_t ring = (wgmma::smem_addr(smem_raw) + 1023) & ~1023u;
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < p.stages; ++i) {
-      // One arrival per producer thread's copies, + the expect_tx of the box.
-      wgmma::mbar_init(&full[i], 128 + (p.b_via_tma ? 1 : 0));
-      wgmma::mbar_init(&empty[i], 8);  // one per consumer warp
-    }
-  }
-  __syncthreads();
+  const uint32_t ring = wgmma::ring_start(smem_raw);
+  // Full: one arrival per producer thread's copies, + the expect_tx of the
+  // box; empty: one per consumer warp.
+  wgmma::init_ring_barriers(full, empty, p.stages, 128 + (p.b_via_tma ? 1 : 0), 8);
   const int wg = threadIdx.x / 128;
   if (wg == 0)
     produce<BN, MW>(p, wmap, ring, full, empty);

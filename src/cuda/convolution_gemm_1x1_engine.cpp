@@ -108,8 +108,7 @@ struct Setup {
   int w_row = 0;                     // element stride between the filter's output channels
 };
 
-Setup make_setup(const graph::Graph &g) {
-  const ConvGeometry geo = convolution_geometry(g);
+Setup make_setup(const ConvGeometry &geo) {
   Setup s;
   s.f64 = geo.x.dtype == CUDNN_DATA_DOUBLE;
   s.pixels = static_cast<int>(geo.out_pixels());
@@ -124,8 +123,8 @@ Setup make_setup(const graph::Graph &g) {
 
 class Plan final : public ExecutionPlan {
  public:
-  Plan(const Engine &e, const graph::Graph &g) : ExecutionPlan(e), s_(make_setup(g)) {
-    const ConvGeometry geo = convolution_geometry(g);
+  Plan(const Engine &e, const graph::Graph &g) : Plan(e, g, convolution_geometry(g)) {}
+  Plan(const Engine &e, const graph::Graph &g, const ConvGeometry &geo) : ExecutionPlan(e), s_(make_setup(geo)) {
     if (!sixteen_bit(geo.x.dtype)) return;
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
     auto setup = rows_setup(op, geo);

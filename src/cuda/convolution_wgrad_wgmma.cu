@@ -231,14 +231,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if FREEDNN_WGMMA_COMPILED
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
-  const uint32_t ring = (wgmma::smem_addr(smem_raw) + 1023) & ~1023u;
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < p.stages; ++i) {
-      wgmma::mbar_init(&full[i], 128 + 1);           // every producer thread's copies + the expect_tx
-      wgmma::mbar_init(&empty[i], KB == 64 ? 4 : 8);  // the stage's consumer warps
-    }
-  }
-  __syncthreads();
+  const uint32_t ring = wgmma::ring_start(smem_raw);
+  // Full: every producer thread's copies + the expect_tx; empty: the
+  // stage's consumer warps.
+  wgmma::init_ring_barriers(full, empty, p.stages, 128 + 1, KB == 64 ? 4 : 8);
   const int wg = threadIdx.x / 128;
   // The consumers of 256-row tiles hold 192 accumulators a thread: the
   // producer hands its registers over.
@@ -279,7 +275,7 @@ bool switched_on() {
 // Rows of a tile: the most K allows (more reuse of each x stage).
 int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 0 ? 128 : 64; }
 // The ring depth of a tile (FREEDNN_CONV_WGRAD_WGMMA_STAGES=<n> overrides,
-// for measurements).
+// for measurements: launch_conv_wgrad_wgmma).
 int default_stages(int kb) { return kb == 256 ? 4 : kb == 128 ? 5 : 6; }
 
 WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
@@ -398,7 +394,13 @@ size_t conv_wgrad_wgmma_scratch(const ConvArgs &a, int splits) {
 void launch_conv_wgrad_wgmma(const ConvArgs &a, ConvTypes t, int splits, void *scratch, void *stream) {
   const int kb = tile_rows(a);
   WgradArgs p = make_args(a, kb, splits, scratch);
-  if (const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_STAGES"); v != nullptr) p.stages = std::atoi(v);
+  // FREEDNN_CONV_WGRAD_WGMMA_STAGES=<n>: the ring depth, for measurements
+  // (read once: this runs on every call).
+  static const int stages_override = [] {
+    const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_STAGES");
+    return v != nullptr ? std::atoi(v) : 0;
+  }();
+  if (stages_override > 0) p.stages = stages_override;
   const cudaStream_t st = as_stream(stream);
   if (t == ConvTypes::bf16)
     launch_rows<true>(p, kb, a.A, sm_count(), st);

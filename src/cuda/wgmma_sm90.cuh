@@ -193,6 +193,24 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tensor_map
       "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
+// The start of a producer / consumer ring in dynamic shared memory: the
+// first 1024-byte boundary (the 128-byte swizzle's atom) at or after smem.
+__device__ __forceinline__ uint32_t ring_start(const void *smem) { return (smem_addr(smem) + 1023) & ~1023u; }
+
+// Thread 0 initializes the ring's `stages` pairs of barriers (full: every
+// producer arrival a stage needs; empty: every consumer arrival), then the
+// whole block waits for them.
+__device__ __forceinline__ void init_ring_barriers(uint64_t *full, uint64_t *empty, int stages, unsigned full_arrivals,
+                                                   unsigned empty_arrivals) {
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < stages; ++i) {
+      mbar_init(&full[i], full_arrivals);
+      mbar_init(&empty[i], empty_arrivals);
+    }
+  }
+  __syncthreads();
+}
+
 // Waits until the phase of `bar` with parity `parity` has completed.
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) {
   asm volatile(
