@@ -74,9 +74,11 @@
 #include "core/error.hpp"
 #include "cuda/convolution_args.hpp"
 #include "cuda/convolution_dgrad_as_fwd.hpp"
+#include "cuda/convolution_dgrad_gemm.hpp"
 #include "cuda/convolution_fwd_wgmma.hpp"
 #include "cuda/convolution_mma.hpp"
 #include "cuda/convolution_narrow.hpp"
+#include "cuda/convolution_narrow_wgrad.hpp"
 #include "cuda/convolution_stem.hpp"
 #include "cuda/convolution_stem_dgrad.hpp"
 #include "cuda/convolution_wgrad_gemm.hpp"
@@ -179,6 +181,14 @@ struct Setup {
   size_t workspace = 0;         // im2col matrix (cuda.conv.gemm)
   size_t counts_at = 0, counts = 0;  // the fused split's arrival counts (offset, bytes in the scratch)
   bool narrow = false;          // the few-channel data-gradient kernel
+  // FLOAT few-channel data gradients with large filters as cuBLASLt GEMMs
+  // + col2im (convolution_dgrad_gemm.hpp), before the narrow kernel when
+  // dy and w are 16-byte aligned; its cols from the scratch's offset 0.
+  std::shared_ptr<const ConvDgradGemm> dgrad_gemm;
+  // FLOAT few-channel filter gradients with large filters on the
+  // register-tiled FMA kernel (convolution_narrow_wgrad.hpp): its blocks
+  // per 64 k (0: not this path), partials from the scratch's offset 0.
+  int narrow_wgrad_blocks = 0;
   // The few-channel data gradient on the tensor cores
   // (convolution_stem_dgrad.cu), tried first when dy is 16-byte aligned
   // (FREEDNN_CONV_STEM_DGRAD=0: off).
@@ -532,6 +542,12 @@ Setup make_setup(Family f, const graph::Graph &g) {
   if (s.stem_dgrad) s.stem_blocks = conv_stem_dgrad_blocks(a, s.types);
   if (f == Family::implicit_gemm && !mixed_bwd && conv_bwd_data_narrow_applies(a, s.types)) {
     s.narrow = true;
+    if (conv_dgrad_gemm_applies(a, s.types)) s.dgrad_gemm = ConvDgradGemm::make(a);
+    if (s.dgrad_gemm) s.scratch = s.dgrad_gemm->scratch_bytes();
+    return s;
+  }
+  if (f == Family::implicit_gemm && conv_narrow_wgrad_applies(a, s.types)) {
+    s.scratch = conv_narrow_wgrad_scratch(a, &s.narrow_wgrad_blocks);
     return s;
   }
   const bool half_like = s.types != ConvTypes::f32 && s.types != ConvTypes::f64 &&
@@ -605,6 +621,7 @@ class Plan final : public ExecutionPlan {
   size_t scratch_size() const override { return s_.scratch; }
   std::string detail() const override {
     if (s_.wgrad_gemm) return s_.wgrad_gemm->detail();
+    if (s_.dgrad_gemm) return s_.dgrad_gemm->detail();
     return s_.as_fwd ? "data gradient as a forward convolution" : "";
   }
 
@@ -637,6 +654,14 @@ class Plan final : public ExecutionPlan {
     }
     if (s_.stem_dgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {
       launch_conv_stem_dgrad(a, s_.types, s_.stem_blocks, ctx.stream);
+      return;
+    }
+    if (s_.dgrad_gemm && s_.dgrad_gemm->takes(a)) {
+      s_.dgrad_gemm->run(a, pack.scratch, ctx.stream);
+      return;
+    }
+    if (s_.narrow_wgrad_blocks > 0) {
+      launch_conv_narrow_wgrad(a, s_.narrow_wgrad_blocks, pack.scratch, ctx.stream);
       return;
     }
     if (s_.narrow) {

@@ -732,6 +732,94 @@ TEST(Convolution, FewChannelDataGradientStemSwitchedOff) {
   check_few_channel_dgrad_shapes(test_seed(431));
 }
 
+// FLOAT data and filter gradients of few-channel problems with large
+// filters (C x R x S of 65-160): what the GPU runs as cuBLASLt GEMMs +
+// col2im (cuda/convolution_dgrad_gemm.hpp; dy NCHW-like) and on the
+// register-tiled FMA filter-gradient kernel
+// (cuda/convolution_narrow_wgrad.cu; any layout). x and dy NCHW, or (every
+// third problem) NHWC, padded-row strides once; KCRS and KRSC filters; the
+// 7x7 / 2 stem at a reduced size, 5x5 with C = 4 and 7x7 with C = 2 (J
+// 100, 98: 4 taps a lane), dilation 2, strides 1-3, both modes; K = 96
+// (two 64-k groups, the second part-empty) and 32; each problem with beta
+// = 0 on a NaN-poisoned output and beta != 0, ALGO_1 of both directions.
+// `chunk_mb` bounds the GEMM's chunk of images (FREEDNN_CONV_DGRAD_GEMM_MB:
+// 1 MiB takes one image per GEMM, so N > 1 runs several, with a tail).
+void check_float_few_channel_gradients(uint64_t seed, const char *chunk_mb) {
+  const ScopedEnv chunk("FREEDNN_CONV_DGRAD_GEMM_MB", chunk_mb);
+  Handle h;
+  Rng rng(seed);
+  struct Shape {
+    FewChannelShape sh;
+    int dil;
+  };
+  const Shape shapes[] = {
+      {{3, 3, 64, 45, 47, 7, 7, 3, 3, 2, CUDNN_CROSS_CORRELATION}, 1},
+      {{2, 4, 32, 21, 33, 5, 5, 2, 2, 1, CUDNN_CONVOLUTION}, 1},
+      {{1, 2, 96, 30, 31, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION}, 1},
+      {{2, 3, 64, 40, 37, 7, 7, 3, 3, 2, CUDNN_CONVOLUTION}, 1},
+      {{3, 3, 64, 19, 23, 5, 5, 4, 4, 1, CUDNN_CROSS_CORRELATION}, 2},
+      {{2, 4, 64, 26, 25, 5, 5, 1, 2, 3, CUDNN_CROSS_CORRELATION}, 1},
+  };
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
+  int iter = 0;
+  for (const Shape &s : shapes) {
+    const FewChannelShape &sh = s.sh;
+    Problem pr;
+    ConvParams &p = pr.p;
+    p.mode = sh.mode;
+    p.pad = {sh.pad_h, sh.pad_w};
+    p.stride = {sh.stride, sh.stride};
+    p.dilation = {s.dil, s.dil};
+    const std::vector<int64_t> xd{sh.N, sh.C, sh.H, sh.W}, wd{sh.K, sh.C, sh.fh, sh.fw};
+    const std::vector<int64_t> yd = conv_output_dims(p, xd, wd);
+    const bool nhwc = iter % 3 == 2, krsc = iter % 2 == 1;
+    pr.wformat = krsc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    std::vector<int64_t> ys = packed_strides(yd, nhwc ? Layout::nhwc : Layout::nchw);
+    if (iter == 3) ys = {yd[1] * yd[2] * (yd[3] + 4), yd[2] * (yd[3] + 4), yd[3] + 4, 1};  // dy rows padded
+    pr.x = make_tensor(pr.dtype, xd, packed_strides(xd, nhwc ? Layout::nhwc : Layout::nchw));
+    pr.w = make_tensor(pr.dtype, wd, packed_strides(wd, krsc ? Layout::nhwc : Layout::nchw));
+    pr.y = make_tensor(pr.dtype, yd, ys);
+    fill_random(pr.x, rng, -1, 1);
+    fill_random(pr.w, rng, -1, 1);
+    fill_random(pr.y, rng, -1, 1);
+    pr.text = "float N" + std::to_string(sh.N) + " C" + std::to_string(sh.C) + " K" + std::to_string(sh.K) + " " +
+              std::to_string(sh.H) + "x" + std::to_string(sh.W) + " f" + std::to_string(sh.fh) + "x" +
+              std::to_string(sh.fw) + " p" + std::to_string(sh.pad_h) + "," + std::to_string(sh.pad_w) + " s" +
+              std::to_string(sh.stride) + " d" + std::to_string(s.dil) + (nhwc ? " nhwc" : " nchw") +
+              (iter == 3 ? " padded dy rows" : "") + (krsc ? " krsc" : " kcrs") +
+              (p.mode == CUDNN_CONVOLUTION ? " conv" : " xcorr");
+    Bound b(pr);
+    for (Dir dir : {Dir::bwd_data, Dir::bwd_filter}) {
+      const V7 v7 = query_v7(h, b, dir);
+      const int algo = dir == Dir::bwd_data ? static_cast<int>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_1)
+                                            : static_cast<int>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
+      ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
+      for (const AlphaBeta &ab : {blends[iter % 2], blends[2 + iter % 2]})
+        check_algorithm(h, rng, pr, b, dir, algo, v7.status[algo], v7.memory[algo], &ab);
+    }
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
+TEST(Convolution, FloatFewChannelGradients) { check_float_few_channel_gradients(test_seed(4111), nullptr); }
+
+// One image per GEMM of the data gradient's GEMM form (GPU only: the CPU
+// engines have no chunks).
+TEST(Convolution, FloatFewChannelGradientsChunked) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_float_few_channel_gradients(test_seed(4112), "1");
+}
+
+// The same problems on the per-pixel data-gradient kernel and the tiled FMA
+// filter gradient (GPU only).
+TEST(Convolution, FloatFewChannelGradientsSwitchedOff) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  const ScopedEnv gemm("FREEDNN_CONV_DGRAD_GEMM", "0");
+  const ScopedEnv fma("FREEDNN_CONV_NARROW_WGRAD", "0");
+  check_float_few_channel_gradients(test_seed(4113), nullptr);
+}
+
 // Input that no output reads (the last row and column of an even-sized
 // image under 3x3 stride 2, pad 0) holds Inf: dw must not see it. The stem
 // filter-gradient kernel's partial tiles cover pixels past the output, whose
