@@ -401,6 +401,9 @@ StemParams stem_params(const ConvArgs &a) {
   p.tiles_w = (p.Wo + kTW - 1) / kTW;
   p.tiles_h = (p.Ho + kTH - 1) / kTH;
   p.tiles = a.N * p.tiles_w * p.tiles_h;
+  p.d_pwc = FastDivmod(static_cast<uint32_t>(p.PWC));
+  p.d_tiles_w = FastDivmod(static_cast<uint32_t>(p.tiles_w));
+  p.d_tiles_h = FastDivmod(static_cast<uint32_t>(p.tiles_h));
   return p;
 }
 
