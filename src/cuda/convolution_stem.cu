@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, MINB) conv_stem_wgrad_kernel(const S
   const int wm = (warp & 1) * (KB / 2), wn = (warp >> 1) * NBW;
 
   int off0[4], off1[4];
-  im2col_offsets(p, lane, off0, off1);
+  im2col_offsets<true>(p, lane, off0, off1);
   const uint32_t Bs_s = static_cast<uint32_t>(__cvta_generic_to_shared(Bs));
   const uint32_t Ys_s = static_cast<uint32_t>(__cvta_generic_to_shared(Ys));
 

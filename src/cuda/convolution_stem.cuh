@@ -98,41 +98,58 @@ __device__ inline void patch_store(const StemParams &p, const uint16_t *__restri
   }
 }
 
-// This lane's patch offsets of the im2col pairs (j, j + 1), j = 2 (lane +
-// 32 t), relative to a pixel's origin; -1 past R*S*C (zeros).
+// This lane's patch offsets (bytes) of the im2col pairs (j, j + 1), j = 2
+// (lane + 32 t), relative to a pixel's origin. Past R*S*C: -1 (the forward stores
+// zeros there: its padded filter columns are zeros, and 0 times an Inf of x
+// would be NaN), or with kAnyPadding 0, the window's first element, loaded
+// like the rest (the filter gradient discards the padded columns of dw, and
+// a GEMM column never mixes into another: no masks, no branches).
+template <bool kAnyPadding = false>
 __device__ inline void im2col_offsets(const StemParams &p, int lane, int (&off0)[4], int (&off1)[4]) {
+  constexpr int kPast = kAnyPadding ? 0 : -1;
 #pragma unroll
   for (int t = 0; t < 4; ++t) {
     const int j = 2 * (lane + 32 * t);
     const int r0 = j / p.SC, r1 = (j + 1) / p.SC;
-    off0[t] = j < p.RSC ? r0 * p.PWC + (j - r0 * p.SC) : -1;
-    off1[t] = j + 1 < p.RSC ? r1 * p.PWC + (j + 1 - r1 * p.SC) : -1;
+    off0[t] = j < p.RSC ? 2 * (r0 * p.PWC + (j - r0 * p.SC)) : kPast;
+    off1[t] = j + 1 < p.RSC ? 2 * (r1 * p.PWC + (j + 1 - r1 * p.SC)) : kPast;
   }
 }
 
 // The im2col tile A [kTP pixels][LD] (row px: j = 0 .. D-1) from the patch:
 // element j of pixel (ph, pw) is patch[(ph*sh + r) * PWC + pw*sw*C + (s*C +
-// c)]; warp `warp` fills pixels warp*16 .. +15 with 32-bit stores.
-// kZeroPastOutput: rows of pixels past the output's bottom / right edge
-// (partial tiles at origin oh0, ow0) are zeros. The filter gradient needs
-// that: their dy is zero, but 0 * an Inf or NaN of x that no real output
-// reads would poison dw. The forward never stores those rows' results.
-template <bool kZeroPastOutput = false>
+// c)]. Warp `warp` fills the tile's row `warp` (kTW pixels, kTP / 8 ==
+// kTW), one pixel after the other, with 32-bit stores; a pixel's origin in
+// the patch advances by sw*C.
+// kWgrad (the filter gradient, offsets from im2col_offsets<true>): the
+// offsets are never negative, and rows of pixels past the output's bottom /
+// right edge (partial tiles at origin oh0, ow0) are zeros: their dy is
+// zero, but 0 * an Inf or NaN of x that no real output reads would poison
+// dw. The forward never stores those rows' results.
+template <bool kWgrad = false>
 __device__ inline void im2col_build(const StemParams &p, const uint16_t *patch, uint16_t *A, int LD, int warp,
                                     int lane, const int (&off0)[4], const int (&off1)[4], int oh0 = 0,
                                     int ow0 = 0) {
-  const int pairs = p.D / 2;
-  for (int i = 0; i < kTP / 8; ++i) {
-    const int px = warp * (kTP / 8) + i;
-    const int base = (px / kTW) * p.sh * p.PWC + (px % kTW) * p.sw * p.C;
-    const bool live = !kZeroPastOutput || (oh0 + px / kTW < p.Ho && ow0 + px % kTW < p.Wo);
-    uint32_t *arow = reinterpret_cast<uint32_t *>(A + px * LD);
+  static_assert(kTP / 8 == kTW, "each warp builds one row of the tile");
+  const int pairs = p.D / 2, step = p.sw * p.C;
+  const bool row_live = !kWgrad || oh0 + warp < p.Ho;
+  const int live_cols = kWgrad ? p.Wo - ow0 : kTW;
+  const char *src = reinterpret_cast<const char *>(patch + warp * p.sh * p.PWC);
+  uint32_t *arow = reinterpret_cast<uint32_t *>(A + warp * kTW * LD);
+  const auto at = [&](int off) -> uint32_t { return *reinterpret_cast<const uint16_t *>(src + off); };
+  for (int col = 0; col < kTW; ++col, src += 2 * step, arow += LD / 2) {
+    const bool live = row_live && col < live_cols;
 #pragma unroll
     for (int t = 0; t < 4; ++t) {
       const int jp = lane + 32 * t;
       if (jp < pairs) {
-        const uint32_t v0 = off0[t] >= 0 ? patch[base + off0[t]] : 0u;
-        const uint32_t v1 = off1[t] >= 0 ? patch[base + off1[t]] : 0u;
+        uint32_t v0, v1;
+        if constexpr (kWgrad) {
+          v0 = at(off0[t]), v1 = at(off1[t]);
+        } else {
+          v0 = off0[t] >= 0 ? at(off0[t]) : 0u;
+          v1 = off1[t] >= 0 ? at(off1[t]) : 0u;
+        }
         arow[jp] = live ? v0 | (v1 << 16) : 0u;
       }
     }
