@@ -4,13 +4,20 @@
 // inner.
 //
 // Block: 384 threads, persistent over tiles of 128 MW rows x BN columns.
-// Warpgroup 0 produces: its 128 threads gather each step's A (128 MW pixels
-// x the 64 channels of the tap, zeros outside the image and past the last
-// pixel) by 16-byte cp.async through L1, and one of them loads B (BN filter
-// rows x the same 64 channels) with a tensor-map copy; both K-major, rows of
-// 128 bytes with the 128-byte swizzle, into a ring of stages. A stage is full
-// when its mbarrier has seen every producer thread's copies land and the
-// copy's bytes. Warpgroups 1 and 2 consume: each multiplies its 64 MW rows
+// Warpgroup 0 produces each step's A (128 MW pixels x the 64 channels of
+// the tap, zeros outside the image and past the last pixel) and B (BN
+// filter rows x the same 64 channels), both K-major, rows of 128 bytes with
+// the 128-byte swizzle, into a ring of stages. By default one thread issues
+// two tensor-map copies per step: A as an im2col copy (the copy engine walks
+// the tile's pixels from the first one's window origin, the tap's offsets
+// added), B as a tiled box; the stage is full when its mbarrier has counted
+// their bytes. H100, f16 batch 256, ten calls back to back (the harness,
+// device run 7 of 2026-11-24): 64x56 / 128x28 / 256x14 / 512x7 318 / 479 /
+// 600 / 639 TFLOP/s against 266-272 / 409-415 / 542-568 / 475-497 for the
+// same tiles with A gathered by the 128 threads' 16-byte cp.async through
+// L1 (the form kept for drivers without the im2col encoder, and with
+// FREEDNN_CONV_FWD_WGMMA_IM2COL=0), whose full barrier counts every
+// producer thread's arrival too. Warpgroups 1 and 2 consume: each multiplies its 64 MW rows
 // by the stage with m64nBNk16 wgmmas, keeps one wgmma group in flight, and
 // hands the stage before back through an "empty" mbarrier. The producer
 // runs ahead into the next tile while the consumers store the last one, so
@@ -79,6 +86,11 @@ struct FwdArgs {
   int taps_inner;
   int a_via_l1;   // gather x with cp.async.ca (through L1) rather than .cg
   int b_via_tma;  // load w's box with the tensor-map copy engine (one thread) rather than cp.async
+  // Load A too with the copy engine, through an im2col tensor map of x (one
+  // thread issues both copies of a step; needs b_via_tma). The per-thread
+  // gather of 16-byte pieces costs about a quarter of the kernel's time
+  // (a probe without it, docs/perf.md).
+  int a_via_tma;
   float alpha, beta;
 };
 
@@ -103,6 +115,48 @@ __device__ __forceinline__ float2 unpack2(uint32_t u) {
 }
 
 // The producer warpgroup: every step of every tile of this block into the ring.
+// The copy-engine form (p.a_via_tma): thread 0 alone issues each step's
+// im2col copy of A (the tile's kBM pixels from its first pixel's window
+// origin, the tap's offsets; the copy walks on across rows and images, and
+// reads zeros past the last image) and the box of B, both completing on the
+// stage's full barrier.
+template <int BN, int MW>
+__device__ __forceinline__ void produce_tma(const FwdArgs &p, const CUtensorMap &wmap, const CUtensorMap &xmap,
+                                            uint32_t ring, uint64_t *full, uint64_t *empty) {
+  constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
+  if (threadIdx.x != 0) return;
+  const int PQ = p.P * p.Q, cblocks = p.C / 64;
+  int stage = 0;
+  unsigned phase = 0;
+  bool wrapped = false;
+  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+    const int m0 = mt * kBM, k0 = kt * BN;
+    const int n = m0 / PQ, rem = m0 - n * PQ, pp = rem / p.Q, q = rem - pp * p.Q;
+    const int h0 = pp * p.str_h - p.pad_h, w0 = q * p.str_w - p.pad_w;
+    int r = 0, s = 0, cb = 0;
+    for (int step = 0; step < p.nsteps; ++step) {
+      if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
+      const uint32_t st = ring + stage * kStageBytes;
+      wgmma::mbar_arrive_expect_tx(&full[stage], (kBM + BN) * kRowBytes);
+      wgmma::tma_load_im2col_4d(st, &xmap, cb * 64, w0, h0, n, static_cast<uint16_t>(s * p.dil_w),
+                                static_cast<uint16_t>(r * p.dil_h), &full[stage]);
+      const int tap = p.flip ? (p.R - 1 - r) * p.S + (p.S - 1 - s) : r * p.S + s;
+      wgmma::tma_load_2d(st + kBM * kRowBytes, &wmap, tap * p.C + cb * 64, k0, &full[stage]);
+      if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
+      if (p.taps_inner) {
+        if (++s == p.S) {
+          s = 0;
+          if (++r == p.R) r = 0, ++cb;
+        }
+      } else if (++cb == cblocks) {
+        cb = 0;
+        if (++s == p.S) s = 0, ++r;
+      }
+    }
+  }
+}
+
 template <int BN, int MW>
 __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wmap, uint32_t ring, uint64_t *full,
                                         uint64_t *empty) {
@@ -249,19 +303,24 @@ __device__ __forceinline__ void consume(const FwdArgs &p, uint32_t ring, uint64_
 #endif  // FREEDNN_WGMMA_COMPILED
 
 // wmap: w as a 2-D tensor [K][R*S*C] with boxes of 64 x BN and the 128-byte
-// swizzle (used when p.b_via_tma).
+// swizzle (used when p.b_via_tma); xmap: x's im2col map of kBM pixels x 64
+// channels (used when p.a_via_tma).
 template <bool Bf16, int BN, int MW>
 __global__ void __launch_bounds__(kThreads, 1)
-    fwd_wgmma_kernel(const FwdArgs p, const __grid_constant__ CUtensorMap wmap) {
+    fwd_wgmma_kernel(const FwdArgs p, const __grid_constant__ CUtensorMap wmap,
+                     const __grid_constant__ CUtensorMap xmap) {
 #if FREEDNN_WGMMA_COMPILED
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
   const uint32_t ring = wgmma::ring_start(smem_raw);
   // Full: one arrival per producer thread's copies, + the expect_tx of the
-  // box; empty: one per consumer warp.
-  wgmma::init_ring_barriers(full, empty, p.stages, 128 + (p.b_via_tma ? 1 : 0), 8);
+  // box (copy engine for A and B: the expect_tx alone); empty: one per
+  // consumer warp.
+  wgmma::init_ring_barriers(full, empty, p.stages, p.a_via_tma ? 1 : 128 + (p.b_via_tma ? 1 : 0), 8);
   const int wg = threadIdx.x / 128;
-  if (wg == 0)
+  if (wg == 0 && p.a_via_tma)
+    produce_tma<BN, MW>(p, wmap, xmap, ring, full, empty);
+  else if (wg == 0)
     produce<BN, MW>(p, wmap, ring, full, empty);
   else
     consume<Bf16, BN, MW>(p, ring, full, empty, wg - 1);
@@ -274,6 +333,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 bool filter_map(const FwdArgs &p, int bn, CUtensorMap *m) {
   const uint64_t row = static_cast<uint64_t>(p.R) * p.S * p.C;
   return encode_sw128_map_16bit(m, p.w, row, static_cast<uint64_t>(p.K), row * 2, static_cast<uint32_t>(bn));
+}
+
+// x (N x H x W x C, packed) as the im2col map of the A copies: `pixels`
+// output pixels x 64 channels. False where the driver has no encoder or
+// refuses the map (the producer then gathers A by cp.async).
+bool im2col_map(const FwdArgs &p, int pixels, CUtensorMap *m) {
+  const int N = p.M / (p.P * p.Q);
+  return encode_im2col_map_16bit(m, p.x, N, p.H, p.W, p.C, p.pad_h, p.pad_w, (p.R - 1) * p.dil_h,
+                                 (p.S - 1) * p.dil_w, p.str_h, p.str_w, static_cast<uint32_t>(pixels));
+}
+
+// FREEDNN_CONV_FWD_WGMMA_IM2COL=0: A by the producer's cp.async gather
+// rather than the copy engine's im2col copies (read when the arguments
+// are made).
+bool im2col_copies() {
+  const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA_IM2COL");
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 bool switched_on() {
@@ -323,6 +399,7 @@ FwdArgs make_args(const ConvArgs &a) {
   p.taps_inner = 1;
   p.a_via_l1 = 1;
   p.b_via_tma = 1;
+  p.a_via_tma = im2col_copies() ? 1 : 0;
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
   return p;
 }
@@ -338,14 +415,15 @@ void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   // the multiprocessor's 256 KB stays L1, where the gathers of x hit.
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
-  CUtensorMap wmap{};
+  CUtensorMap wmap{}, xmap{};
   if (p.b_via_tma && !filter_map(p, BN, &wmap)) p.b_via_tma = 0;
+  if (p.a_via_tma && (!p.b_via_tma || !im2col_map(p, tile_rows(MW), &xmap))) p.a_via_tma = 0;
   // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
   // then still hand each block several tiles, the ring running across them).
   int blocks = std::min(p.ntiles, sms);
   if (const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA_BLOCKS"); v != nullptr && std::atoi(v) > 0)
     blocks = std::min(blocks, std::atoi(v));
-  kernel<<<blocks, kThreads, smem, stream>>>(p, wmap);
+  kernel<<<blocks, kThreads, smem, stream>>>(p, wmap, xmap);
   check_launch("fwd_wgmma_kernel");
 }
 

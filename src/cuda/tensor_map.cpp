@@ -26,6 +26,26 @@ EncodeTiled tensor_map_encoder() {
   return fn;
 }
 
+// cuTensorMapEncodeIm2col, the same way.
+using EncodeIm2col = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                  const cuuint64_t *, const int *, const int *, cuuint32_t, cuuint32_t,
+                                  const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeIm2col im2col_encoder() {
+  static EncodeIm2col fn = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &f, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    cudaGetLastError();
+    return reinterpret_cast<EncodeIm2col>(f);
+  }();
+  return fn;
+}
+
 }  // namespace
 
 bool tensor_maps_available() { return tensor_map_encoder() != nullptr; }
@@ -42,6 +62,27 @@ bool encode_sw128_map_16bit(CUtensorMap *map, const void *base, uint64_t cols, u
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+bool encode_im2col_map_16bit(CUtensorMap *map, const void *base, int N, int H, int W, int C, int pad_h, int pad_w,
+                             int r_span, int s_span, int str_h, int str_w, uint32_t pixels) {
+  std::memset(map, 0, sizeof *map);
+  const EncodeIm2col encode = im2col_encoder();
+  if (encode == nullptr) return false;
+  const auto fits8 = [](int v) { return v >= -128 && v <= 127; };
+  // Window origins run from -pad to (extent - 1) + pad - span.
+  const int lower[2] = {-pad_w, -pad_h}, upper[2] = {pad_w - s_span, pad_h - r_span};
+  for (int i = 0; i < 2; ++i)
+    if (!fits8(lower[i]) || !fits8(upper[i])) return false;
+  if (str_h < 1 || str_h > 8 || str_w < 1 || str_w > 8) return false;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(W), static_cast<cuuint64_t>(H),
+                              static_cast<cuuint64_t>(N)};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(C) * 2, static_cast<cuuint64_t>(W) * C * 2,
+                                 static_cast<cuuint64_t>(H) * W * C * 2};
+  const cuuint32_t elem_strides[4] = {1, static_cast<cuuint32_t>(str_w), static_cast<cuuint32_t>(str_h), 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void *>(base), dims, strides, lower, upper, 64,
+                pixels, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace fdnn::cuda

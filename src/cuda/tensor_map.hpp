@@ -21,4 +21,15 @@ bool tensor_maps_available();
 bool encode_sw128_map_16bit(CUtensorMap *map, const void *base, uint64_t cols, uint64_t rows, uint64_t row_bytes,
                             uint32_t box_rows);
 
+// An im2col map of a packed NHWC tensor of 16-bit values (N x H x W x C)
+// for a convolution's forward gather: each copy reads `pixels` output
+// pixels' window origins (traversal over the origins of a pad_h / pad_w,
+// r_span x s_span window with strides str_h / str_w: W, then H, then
+// images) x 64 channels (128 bytes, the 128-byte swizzle), zeros outside
+// the tensor. r_span / s_span: the window's extent minus 1, dilation
+// included. False where the driver has no encoder or refuses the map (the
+// corners must fit 8 bits: pad and span - pad in [-128, 127]).
+bool encode_im2col_map_16bit(CUtensorMap *map, const void *base, int N, int H, int W, int C, int pad_h, int pad_w,
+                             int r_span, int s_span, int str_h, int str_w, uint32_t pixels);
+
 }  // namespace fdnn::cuda

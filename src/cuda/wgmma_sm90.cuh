@@ -193,6 +193,20 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tensor_map
       "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
+// One im2col copy of an NHWC tensor map (tensor_map.hpp's
+// encode_im2col_map_16bit): the map's pixels-per-column pixels whose window
+// origins start at (w, h) of image n and follow in the map's traversal
+// order (W, then H, then images), channels c .. c + the map's channels per
+// pixel, each read at its origin + (dw, dh) (zeros outside the tensor).
+__device__ __forceinline__ void tma_load_im2col_4d(uint32_t dst, const void *tensor_map, int c, int w, int h, int n,
+                                                   uint16_t dw, uint16_t dh, uint64_t *bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+      "%5}], [%6], {%7, %8};\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(smem_addr(bar)), "h"(dw),
+      "h"(dh)
+      : "memory");
+}
 // The start of a producer / consumer ring in dynamic shared memory: the
 // first 1024-byte boundary (the 128-byte swizzle's atom) at or after smem.
 __device__ __forceinline__ uint32_t ring_start(const void *smem) { return (smem_addr(smem) + 1023) & ~1023u; }

@@ -105,9 +105,10 @@ static void compare(const char *what, const Prob &p, const std::vector<uint16_t>
 
 static const fc::FwdTile kTiles[] = {{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64, 1}};
 
-// A kernel variant: ring depth (0: the tile's default), step order, x through L1.
+// A kernel variant: ring depth (0: the tile's default), step order, x through
+// L1, w by the copy engine, x by the copy engine's im2col copies (needs w's).
 struct Variant {
-  int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1;
+  int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1, a_via_tma = 1;
 };
 
 // tile_index < 0: the library's entry point (its own tile and variant).
@@ -118,6 +119,7 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaSt
   }
   fc::FwdArgs fa = fc::make_args(a);
   fa.stages = v.stages, fa.taps_inner = v.taps_inner, fa.a_via_l1 = v.a_via_l1, fa.b_via_tma = v.b_via_tma;
+  fa.a_via_tma = v.a_via_tma;
   if (bf16)
     fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st);
   else
@@ -141,13 +143,15 @@ static void check_forward(const Prob &p) {
   CK(cudaMalloc(&dy, y0.size() * 2));
   CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
-  // Every tile twice: the default variant, and a 2-stage ring with the
-  // other step order and the other load paths.
-  for (int run = -2; run < 10; ++run) {
-    const int ti = run < 0 ? -1 : run / 2;
-    if (run == -1 || !tile_fits(ti, p.K)) continue;
+  // Every tile three times: the default variant (both operands by the copy
+  // engine), A by the cp.async gather, and a 2-stage ring with the other
+  // step order and the other load paths.
+  for (int run = -3; run < 15; ++run) {
+    const int ti = run < 0 ? -1 : run / 3;
+    if (run < -1 || !tile_fits(ti, p.K)) continue;
     Variant v;
-    if (run >= 0 && run % 2 == 1) v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0;
+    if (run >= 0 && run % 3 == 1) v.a_via_tma = 0;
+    if (run >= 0 && run % 3 == 2) v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0, v.a_via_tma = 0;
     CK(cudaMemcpy(dy, y0.data(), y0.size() * 2, cudaMemcpyHostToDevice));
     launch_with(fwd_args(p, dx, dw, dy), p.bf16, ti, 0, v);
     CK(cudaGetLastError());
@@ -159,7 +163,7 @@ static void check_forward(const Prob &p) {
       std::snprintf(name, sizeof name, "fwd chosen tile");
     else
       std::snprintf(name, sizeof name, "fwd tile %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
-                    v.stages == 2 ? " 2st ch-inner cg no-tma" : "");
+                    v.stages == 2 ? " 2st ch-inner cg no-tma" : v.a_via_tma ? " im2col copies" : " gather");
     compare(name, p, out, ref);
   }
   CK(cudaFree(dx));
@@ -281,14 +285,14 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
       if (stages > maxst || (!sweep && stages != fc::default_stages(kTiles[ti].bn, kTiles[ti].mw))) continue;
       for (int order = sweep ? 0 : 1; order < 2; ++order)
         for (int l1 = sweep ? 0 : 1; l1 < 2; ++l1)
-          for (int tma = 0; tma < 2; ++tma) {
+          for (int tma = 0; tma < 3; ++tma) {  // 2: A by the copy engine too
             Variant v;
-            v.stages = stages, v.taps_inner = order, v.a_via_l1 = l1, v.b_via_tma = tma;
+            v.stages = stages, v.taps_inner = order, v.a_via_l1 = l1, v.b_via_tma = tma > 0, v.a_via_tma = tma == 2;
             const double ms = median_ms_per_call([&] { launch_with(a, false, ti, st, v); }, st);
             std::fprintf(csv, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f\n", N, C, HW, 128 * kTiles[ti].mw, kTiles[ti].bn, stages,
                          order, l1, tma, flop / ms / 1e9);
             char part[24];
-            std::snprintf(part, sizeof part, "%s%.0f", tma ? "/" : " ", flop / ms / 1e9);
+            std::snprintf(part, sizeof part, "%s%.0f", tma ? "/" : " ", flop / ms / 1e9);  // gather / B tma / im2col
             if (!sweep) std::strcat(tiles_text, part);
             if (ms < tile_best) tile_best = ms;
             if (ms < best_ms) best_ms = ms, best_tile = ti, best_v = v;
@@ -349,10 +353,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   const double t_ours = flop / chosen_ms / 1e9, t_dnn = flop / cudnn_fwd_ms / 1e9;
   const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
   std::printf(
-      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
+      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d%d %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
       "%4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
       C, HW, N, t_ours, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
-      best_v.a_via_l1, best_v.b_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg, t_dnn_dg,
+      best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg, t_dnn_dg,
       bwd_algo, t_dg / t_dnn_dg, tiles_text);
   std::fflush(stdout);
 }
