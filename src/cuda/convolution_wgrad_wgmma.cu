@@ -7,10 +7,13 @@
 // columns and one split part of the pixels; units of one part are
 // neighbours, so the blocks running at once read the same pixels).
 // Warpgroup 0 produces: one thread loads dy's KB/64 slabs [64 pixels][64 k]
-// with tensor-map copies, and all 128 gather x's 3 slabs [64 pixels][64 c],
-// one per tap s (the pixel's x at (p+r-pad_h, q+s-pad_w), zero outside),
-// with 16-byte cp.async through L1 (the taps read neighbouring pixels'
-// rows). Every row is 128 bytes with the 128-byte swizzle: both operands
+// with tensor-map copies and x's 3 slabs [64 pixels][64 c], one per tap s
+// (the pixel's x at (p+r-pad_h, q+s-pad_w), zero outside), with im2col
+// tensor-map copies. (Without the im2col encoder, or with
+// FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0, all 128 threads gather x's slabs with
+// 16-byte cp.async through L1 instead. H100, f16 batch 256, the harness,
+// device run 9 of 2026-11-24, TFLOP/s gather -> im2col copies: 64x56
+// 309 -> 388, 128x28 432 -> 625, 256x14 597 -> 657, 512x7 466 -> 561.) Every row is 128 bytes with the 128-byte swizzle: both operands
 // MN-major, the layout m64n192k16 reads with its transpose flags. A stage is
 // full when its mbarrier has seen every producer thread's copies and the
 // tensor copies' bytes. Warpgroups 1 and 2 consume: with KB = 128 or 256
@@ -67,6 +70,9 @@ struct WgradArgs {
   int cblocks, ntiles, nunits;  // tiles: (k block, r, c block), c block fastest
   int stages;
   int x_via_l1;  // cp.async.ca (through L1) for x rather than .cg
+  // x's 3 slabs by the copy engine's im2col copies (one thread issues every
+  // copy of a stage) rather than the 128 producer threads' cp.async gather.
+  int x_via_tma;
 };
 
 // A unit's tile and pixel chunks.
@@ -154,6 +160,44 @@ __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &d
   cp_async_wait_all();
 }
 
+// The copy-engine form (p.x_via_tma): thread 0 alone issues each stage's
+// copies: dy's slabs as tiled boxes, x's 3 slabs as im2col copies (64
+// pixels from the stage's first pixel's window origin, tap (r, s) as the
+// offsets; the copy walks on across rows and images and reads zeros past
+// the last image), all completing on the stage's full barrier.
+template <int KB>
+__device__ __forceinline__ void produce_tma(const WgradArgs &p, const CUtensorMap &dymap, const CUtensorMap &xmap,
+                                            uint32_t ring, uint64_t *full, uint64_t *empty) {
+  constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
+  if (threadIdx.x != 0) return;
+  const int PQ = p.P * p.Q;
+  int stage = 0;
+  unsigned phase = 0;
+  bool wrapped = false;
+  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
+    const Unit w = unit_of(p, u, KB);
+    const int pix = w.ch_begin * kPix;
+    int n = pix / PQ, pp = (pix - n * PQ) / p.Q, q = pix - n * PQ - pp * p.Q;
+    for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
+      if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
+      const uint32_t st = ring + stage * kStageBytes;
+      wgmma::mbar_arrive_expect_tx(&full[stage], (kDySlabs + 3) * kSlabBytes);
+#pragma unroll
+      for (int s = 0; s < kDySlabs; ++s)
+        wgmma::tma_load_2d(st + s * kSlabBytes, &dymap, w.k0 + 64 * s, ch * kPix, &full[stage]);
+#pragma unroll
+      for (int s = 0; s < 3; ++s)
+        wgmma::tma_load_im2col_4d(st + (kDySlabs + s) * kSlabBytes, &xmap, w.c0, q - p.pad_w, pp - p.pad_h, n,
+                                  static_cast<uint16_t>(s), static_cast<uint16_t>(w.r), &full[stage]);
+      // The next stage's first pixel: 64 = adv_p rows + adv_q pixels on.
+      q += p.adv_q, pp += p.adv_p;
+      if (q >= p.Q) q -= p.Q, ++pp;
+      while (pp >= p.P) pp -= p.P, ++n;
+      if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
+    }
+  }
+}
+
 // A consumer warpgroup (wg 0 or 1).
 template <bool Bf16, int KB>
 __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint64_t *full, uint64_t *empty, int wg) {
@@ -224,23 +268,28 @@ __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint6
 }
 #endif  // FREEDNN_WGMMA_COMPILED
 
-// dymap: dy as a 2-D tensor [N*P*Q][K] in boxes of 64 k x 64 pixels.
+// dymap: dy as a 2-D tensor [N*P*Q][K] in boxes of 64 k x 64 pixels; xmap:
+// x's im2col map of 64 pixels x 64 channels (used when p.x_via_tma).
 template <bool Bf16, int KB>
 __global__ void __launch_bounds__(kThreads, 1)
-    wgrad_wgmma_kernel(const WgradArgs p, const __grid_constant__ CUtensorMap dymap) {
+    wgrad_wgmma_kernel(const WgradArgs p, const __grid_constant__ CUtensorMap dymap,
+                       const __grid_constant__ CUtensorMap xmap) {
 #if FREEDNN_WGMMA_COMPILED
   extern __shared__ unsigned char smem_raw[];
   __shared__ uint64_t full[kMaxStages], empty[kMaxStages];
   const uint32_t ring = wgmma::ring_start(smem_raw);
-  // Full: every producer thread's copies + the expect_tx; empty: the
-  // stage's consumer warps.
-  wgmma::init_ring_barriers(full, empty, p.stages, 128 + 1, KB == 64 ? 4 : 8);
+  // Full: every producer thread's copies + the expect_tx (copy engine for
+  // x too: the expect_tx alone); empty: the stage's consumer warps.
+  wgmma::init_ring_barriers(full, empty, p.stages, p.x_via_tma ? 1 : 128 + 1, KB == 64 ? 4 : 8);
   const int wg = threadIdx.x / 128;
   // The consumers of 256-row tiles hold 192 accumulators a thread: the
   // producer hands its registers over.
   if (wg == 0) {
     if constexpr (KB == 256) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-    produce<KB>(p, dymap, ring, full, empty);
+    if (p.x_via_tma)
+      produce_tma<KB>(p, dymap, xmap, ring, full, empty);
+    else
+      produce<KB>(p, dymap, ring, full, empty);
   } else {
     if constexpr (KB == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
     consume<Bf16, KB>(p, ring, full, empty, wg - 1);
@@ -293,6 +342,12 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   p.nunits = p.ntiles * splits;
   p.stages = default_stages(kb);
   p.x_via_l1 = 1;
+  // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0: x by the cp.async gather.
+  static const bool im2col = [] {
+    const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_IM2COL");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  p.x_via_tma = im2col ? 1 : 0;
   return p;
 }
 
@@ -313,8 +368,11 @@ void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
   if (!encode_sw128_map_16bit(&dymap, dy, static_cast<uint64_t>(p.K), static_cast<uint64_t>(p.npix),
                               static_cast<uint64_t>(p.K) * 2, kPix))
     fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the map of dy");
+  CUtensorMap xmap{};
+  if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix))
+    p.x_via_tma = 0;
   const int blocks = std::min(p.nunits, sms);
-  kernel<<<blocks, kThreads, smem, stream>>>(p, dymap);
+  kernel<<<blocks, kThreads, smem, stream>>>(p, dymap, xmap);
   check_launch("wgrad_wgmma_kernel");
 }
 

@@ -97,9 +97,10 @@ static void compare(const char *what, const Prob &p, const std::vector<uint16_t>
 }
 
 // A variant: tile height (0: the library's), ring depth (0: the tile's
-// default), split parts (0: the library's), x through L1.
+// default), split parts (0: the library's), x through L1 (the cp.async
+// gather), x by the copy engine's im2col copies (the library's default).
 struct Variant {
-  int kb = 0, stages = 0, splits = 0, x_via_l1 = 1;
+  int kb = 0, stages = 0, splits = 0, x_via_l1 = 1, x_via_tma = 1;
 };
 
 // Scratch for any variant of these problems (the library's partials of up
@@ -117,6 +118,7 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_
   fc::WgradArgs p = fc::make_args(a, kb, splits, g_scratch);
   if (v.stages > 0) p.stages = v.stages;
   p.x_via_l1 = v.x_via_l1;
+  p.x_via_tma = v.x_via_tma;
   if (bf16)
     fc::launch_rows<true>(p, kb, a.A, fc::sm_count(), st);
   else
@@ -146,7 +148,8 @@ static void check(const Prob &p) {
     if (p.K % kb != 0) continue;
     const int minst = kb == 64 ? 4 : 2;
     variants.push_back({kb, minst, 1, 1});
-    variants.push_back({kb, fc::max_stages(kb), 3, 0});
+    variants.push_back({kb, fc::max_stages(kb), 3, 0, 0});
+    variants.push_back({kb, 0, 2, 1, 0});
     variants.push_back({kb, 0, nchunks + 2, 1});  // parts past the chunks run empty
     variants.push_back({kb, minst + 1, std::max(1, nchunks / 2), 1});
   }
@@ -162,7 +165,8 @@ static void check(const Prob &p) {
     if (v.kb == 0)
       std::snprintf(name, sizeof name, "library's choice");
     else
-      std::snprintf(name, sizeof name, "rows %d st%d parts %d l1 %d", v.kb, v.stages, v.splits, v.x_via_l1);
+      std::snprintf(name, sizeof name, "rows %d st%d parts %d %s", v.kb, v.stages, v.splits,
+                    v.x_via_tma ? "im2col" : v.x_via_l1 ? "ca" : "cg");
     compare(name, p, out, ref);
   }
   CK(cudaFree(d_x));
@@ -189,7 +193,7 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   char text[2048] = "";
   const bool sweep = std::getenv("WGRAD_SWEEP") != nullptr;
   double best_ms = chosen_ms;
-  Variant best{kb, fc::default_stages(kb), splits, 1};
+  Variant best{kb, fc::default_stages(kb), splits, 1, 1};
   for (int vkb : {64, 128, 256}) {
     if (K % vkb != 0) continue;
     for (int stages = 2; stages <= fc::max_stages(vkb); ++stages) {
@@ -199,11 +203,12 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
         if (!sweep && f != 1.0) continue;
         // Splits scale with the tile count so that units fill the machine alike.
         const int s = std::max(1, static_cast<int>(splits * f * kb / vkb + 0.5));
-        for (int l1 = sweep ? 0 : 1; l1 < 2; ++l1) {
-          const Variant v{vkb, stages, s, l1};
+        for (int l1 = sweep ? 0 : 1; l1 < 3; ++l1) {  // 2: x by im2col copies
+          const Variant v{vkb, stages, s, l1 > 0, l1 == 2};
           const double ms = median_ms_per_call([&] { launch_with(a, false, v, st); }, st);
           char part[64];
-          std::snprintf(part, sizeof part, " %d/%d/%d%s:%.0f", vkb, stages, s, l1 ? "" : "cg", flop / ms / 1e9);
+          std::snprintf(part, sizeof part, " %d/%d/%d%s:%.0f", vkb, stages, s, l1 == 2 ? "i2c" : l1 ? "" : "cg",
+                        flop / ms / 1e9);
           if (std::strlen(text) + std::strlen(part) < sizeof text) std::strcat(text, part);
           if (ms < best_ms) best_ms = ms, best = v;
         }
@@ -235,7 +240,7 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   const double ours = flop / chosen_ms / 1e9, dnn = flop / cudnn_ms / 1e9;
   std::printf("| %3dx%-2d N%-3d | %4.0f (rows %d, %d parts) | best %4.0f (%d/%d/%d%s) | cuDNN %4.0f (algo %d) | %.2f |%s\n",
               C, HW, N, ours, kb, splits, flop / best_ms / 1e9, best.kb, best.stages, best.splits,
-              best.x_via_l1 ? "" : "cg", dnn, algo_best, ours / dnn, text);
+              best.x_via_tma ? "i2c" : best.x_via_l1 ? "" : "cg", dnn, algo_best, ours / dnn, text);
   std::fflush(stdout);
 }
 
@@ -254,7 +259,7 @@ int main(int argc, char **argv) {
   if (argc == 9 && std::strcmp(argv[1], "--repeat") == 0) {
     const Prob p{std::atoi(argv[2]), std::atoi(argv[4]), std::atoi(argv[4]), std::atoi(argv[3]), std::atoi(argv[3]), 1,
                  0, 1.f, 0.f, false};
-    const Variant v{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7]), 1};
+    const Variant v{std::atoi(argv[5]), std::atoi(argv[6]), std::atoi(argv[7]), 1, 1};
     const size_t act = size_t{1} * p.N * p.H * p.W * p.C, wel = size_t{9} * p.C * p.K;
     std::vector<uint16_t> hx(act), first(wel), out(wel);
     uint16_t *x, *dy, *dw;
