@@ -24,11 +24,17 @@ namespace fdnn::cpu {
 #if defined(FDNN_LINE_TRANSPOSE_X86)
 namespace {
 
-// Bytes ahead of the current block that each source row is prefetched:
-// the rows of one block lie far apart (one per channel, or per pixel), more
-// streams than the hardware prefetchers keep track of. Four lines ahead
-// was the best of 0 / 256 / 32 rows ahead on 64x256x56x56 here (+5-15%).
-constexpr int64_t kPrefetchBytes = 256;
+// Bytes ahead of the current block that each of its B source rows is
+// prefetched, into L2 (prefetcht1): the rows of one block lie far apart
+// (one per channel, or per pixel), more streams than the hardware
+// prefetchers keep track of; the more rows a block reads, the worse (NCHW
+// -> NHWC 64 x C x 56 x 56, 2 threads, paired with a streaming copy, four
+// lines ahead into L1: f64 0.87-0.91, f32 0.84-0.91, f16 0.59-0.60, int8
+// 0.51-0.52). Into L2 instead, alternating processes, two rounds: f16 512
+// bytes ahead 0.82-0.85 (256: 0.78-0.85, 1024: 0.77-0.82, prefetcht2:
+// 0.80-0.83), int8 256 bytes 0.68-0.70 (512: 0.48-0.66), f32 / f64 and NHWC
+// -> NCHW unchanged within the rounds' spread.
+constexpr int64_t prefetch_bytes(int element_bytes) { return element_bytes == 1 ? 256 : 512; }
 
 // Streamed narrow column ranges (at most kNarrowBytes of each source row, as
 // in the long-run items of NHWC -> NCHW, see pointwise_strided.cpp) are
@@ -295,8 +301,8 @@ FDNN_AVX512 void transpose_blocks(const char *src, int64_t src_row, int64_t n0, 
     char *d = dst + i0 * kES;
     for (int64_t i1 = 0; i1 < f1; i1 += B) {
       const char *sb = s + i1 * kES;
-      if (i1 * kES + kPrefetchBytes < f1 * kES)
-        for (int k = 0; k < B; ++k) _mm_prefetch(sb + k * sr + kPrefetchBytes, _MM_HINT_T0);
+      if (i1 * kES + prefetch_bytes(kES) < f1 * kES)
+        for (int k = 0; k < B; ++k) _mm_prefetch(sb + k * sr + prefetch_bytes(kES), _MM_HINT_T1);
       one_block<kES, kStream>(sb, sr, d + i1 * dr, dr);
     }
   }

@@ -115,6 +115,20 @@ __device__ __forceinline__ float2 unpack2(uint32_t u) {
 }
 
 // The producer warpgroup: every step of every tile of this block into the ring.
+// The step after (r, s, cb) in the kernel's order: taps inner, or channel
+// blocks inner.
+__device__ __forceinline__ void next_step(const FwdArgs &p, int cblocks, int &r, int &s, int &cb) {
+  if (p.taps_inner) {
+    if (++s == p.S) {
+      s = 0;
+      if (++r == p.R) r = 0, ++cb;
+    }
+  } else if (++cb == cblocks) {
+    cb = 0;
+    if (++s == p.S) s = 0, ++r;
+  }
+}
+
 // The copy-engine form (p.a_via_tma): thread 0 alone issues each step's
 // im2col copy of A (the tile's kBM pixels from its first pixel's window
 // origin, the tap's offsets; the copy walks on across rows and images, and
@@ -144,15 +158,7 @@ __device__ __forceinline__ void produce_tma(const FwdArgs &p, const CUtensorMap 
       const int tap = p.flip ? (p.R - 1 - r) * p.S + (p.S - 1 - s) : r * p.S + s;
       wgmma::tma_load_2d(st + kBM * kRowBytes, &wmap, tap * p.C + cb * 64, k0, &full[stage]);
       if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
-      if (p.taps_inner) {
-        if (++s == p.S) {
-          s = 0;
-          if (++r == p.R) r = 0, ++cb;
-        }
-      } else if (++cb == cblocks) {
-        cb = 0;
-        if (++s == p.S) s = 0, ++r;
-      }
+      next_step(p, cblocks, r, s, cb);
     }
   }
 }
@@ -221,15 +227,7 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
       }
       wgmma::mbar_arrive_on_cp_async(&full[stage]);
       if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
-      if (p.taps_inner) {
-        if (++s == p.S) {
-          s = 0;
-          if (++r == p.R) r = 0, ++cb;
-        }
-      } else if (++cb == cblocks) {
-        cb = 0;
-        if (++s == p.S) s = 0, ++r;
-      }
+      next_step(p, cblocks, r, s, cb);
     }
   }
   cp_async_wait_all();
