@@ -18,4 +18,17 @@ bool env_has_word(const char *var, const char *word) {
   }
 }
 
+bool env_on(const char *var) {
+  const char *v = std::getenv(var);
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+long env_long(const char *var, long fallback) {
+  const char *v = std::getenv(var);
+  if (v == nullptr || *v == 0) return fallback;
+  char *end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return (end != nullptr && *end == 0 && n >= 0) ? n : fallback;
+}
+
 }  // namespace fdnn

@@ -9,4 +9,11 @@ namespace fdnn {
 // variable `var` (exact match: "old" does not match "oldbwd").
 bool env_has_word(const char *var, const char *word);
 
+// Whether a path switch `var` is on: unset, empty or anything but "0".
+bool env_on(const char *var);
+
+// A non-negative integer from environment variable `var`, or `fallback`
+// (unset, empty, not a number, negative).
+long env_long(const char *var, long fallback);
+
 }  // namespace fdnn

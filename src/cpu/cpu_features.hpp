@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+#include "core/env_words.hpp"
+
 namespace fdnn::cpu {
 
 inline bool avx512_usable() {
@@ -26,10 +28,7 @@ inline bool avx512_usable() {
 // Zen 5 guest, two threads streaming at once measured slower than ordinary
 // stores on some kernels (see docs/perf.md, fourteenth session).
 inline bool streaming_stores_allowed() {
-  static const bool yes = [] {
-    const char *v = std::getenv("FREEDNN_CPU_STREAM_STORES");
-    return !(v != nullptr && v[0] == '0' && v[1] == '\0');
-  }();
+  static const bool yes = env_on("FREEDNN_CPU_STREAM_STORES");
   return yes;
 }
 

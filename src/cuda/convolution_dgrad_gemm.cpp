@@ -4,17 +4,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <optional>
 
+#include "core/env_words.hpp"
 #include "core/error.hpp"
+#include "cuda/cuda_util.hpp"
 #include "cuda/lt_matmul.hpp"
 
 namespace fdnn::cuda {
 namespace {
-
-size_t round256(size_t b) { return (b + 255) / 256 * 256; }
 
 // Scratch budget for one chunk's cols (FREEDNN_CONV_DGRAD_GEMM_MB, MiB).
 // H100, f32 NCHW stem at batch 256, one probe run
@@ -22,14 +19,8 @@ size_t round256(size_t b) { return (b + 255) / 256 * 256; }
 // of 1 / 2 / 4 / 8 / 16 / 32 images (7.4 MB each) 5.73 / 4.53 / 4.01 /
 // 3.97 / 3.71 / 3.55 ms. 64 MiB takes 8.
 int64_t budget_bytes() {
-  const char *v = std::getenv("FREEDNN_CONV_DGRAD_GEMM_MB");
-  const long mb = v != nullptr && *v != 0 ? std::strtol(v, nullptr, 10) : 64;
+  const long mb = env_long("FREEDNN_CONV_DGRAD_GEMM_MB", 64);
   return int64_t{mb > 0 ? mb : 64} << 20;
-}
-
-bool dgrad_gemm_enabled() {
-  const char *v = std::getenv("FREEDNN_CONV_DGRAD_GEMM");
-  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 // Whether w's C x R x S block (strides ws[1], ws[3], ws[4]) is packed in
@@ -63,8 +54,7 @@ class LtDgradGemm final : public ConvDgradGemm {
   size_t scratch_bytes() const override { return scratch_; }
 
   bool takes(const ConvArgs &a) const override {
-    const auto at16 = [](const void *p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-    return at16(a.A) && at16(a.B) && (a.N == 1 || a.ys[0] % 4 == 0);
+    return aligned_to(a.A, 16) && aligned_to(a.B, 16) && (a.N == 1 || a.ys[0] % 4 == 0);
   }
 
   void run(const ConvArgs &a, void *scratch, void *stream) const override {
@@ -105,7 +95,7 @@ class LtDgradGemm final : public ConvDgradGemm {
 }  // namespace
 
 bool conv_dgrad_gemm_applies(const ConvArgs &a, ConvTypes t) {
-  if (!dgrad_gemm_enabled() || t != ConvTypes::f32 || a.dir != kConvBwdData) return false;
+  if (!env_on("FREEDNN_CONV_DGRAD_GEMM") || t != ConvTypes::f32 || a.dir != kConvBwdData) return false;
   if (a.G != 1 || a.Cg > 4 || a.in[0] != 1 || a.filt[0] != 1 || a.out[0] != 1 || a.Cg * a.T <= 64) return false;
   // dy_n as a pixels x K matrix: pixels at unit stride, rows packed, k
   // rows not overlapping.

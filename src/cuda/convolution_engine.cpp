@@ -425,8 +425,6 @@ bool mma_enabled() {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
-size_t round256(size_t b) { return (b + 255) / 256 * 256; }
-
 // Packed channels-innermost strides of dims [N, C, spatial...].
 void pack_channels_last(graph::Tensor &t) {
   const int rank = t.rank();

@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/env_words.hpp"
 #include "cuda/convolution_fwd_wgmma.hpp"
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
@@ -343,11 +344,11 @@ bool im2col_map(const FwdArgs &p, int pixels, CUtensorMap *m) {
 }
 
 // FREEDNN_CONV_FWD_WGMMA_IM2COL=0: A by the producer's cp.async gather
-// rather than the copy engine's im2col copies (read when the arguments
-// are made).
+// rather than the copy engine's im2col copies (read once: the arguments
+// are made at every launch).
 bool im2col_copies() {
-  const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA_IM2COL");
-  return v == nullptr || std::strcmp(v, "0") != 0;
+  static const bool on = env_on("FREEDNN_CONV_FWD_WGMMA_IM2COL");
+  return on;
 }
 
 bool switched_on() {
@@ -410,7 +411,8 @@ void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   const int smem = smem_bytes(BN, MW, p.stages);
   auto kernel = fwd_wgmma_kernel<Bf16, BN, MW>;
   // The smallest shared-memory carveout that holds the ring: the rest of
-  // the multiprocessor's 256 KB stays L1, where the gathers of x hit.
+  // the multiprocessor's 256 KB stays L1, where the gathers of x hit (the
+  // im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap wmap{}, xmap{};

@@ -26,9 +26,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "cuda/convolution_index.cuh"
 #include "cuda/convolution_narrow_wgrad.hpp"
@@ -178,15 +177,10 @@ Kernel kernel_for(int tj) {
   }
 }
 
-bool narrow_wgrad_enabled() {
-  const char *v = std::getenv("FREEDNN_CONV_NARROW_WGRAD");
-  return v == nullptr || std::strcmp(v, "0") != 0;
-}
-
 }  // namespace
 
 bool conv_narrow_wgrad_applies(const ConvArgs &a, ConvTypes t) {
-  if (!narrow_wgrad_enabled() || t != ConvTypes::f32 || a.dir != kConvBwdFilter) return false;
+  if (!env_on("FREEDNN_CONV_NARROW_WGRAD") || t != ConvTypes::f32 || a.dir != kConvBwdFilter) return false;
   if (a.G != 1 || a.Cg > 4 || a.in[0] != 1 || a.filt[0] != 1 || a.out[0] != 1) return false;
   const int J = a.Cg * a.T;
   return J > 64 && J <= kMaxJ;

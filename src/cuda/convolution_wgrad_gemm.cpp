@@ -8,23 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "cuda/cublaslt_loader.hpp"
 #include "cuda/cuda_util.hpp"
 
 namespace fdnn::cuda {
 namespace {
-
-size_t round256(size_t b) { return (b + 255) / 256 * 256; }
-
-// A non-negative integer from the environment, or `fallback`.
-long env_long(const char *name, long fallback) {
-  const char *v = std::getenv(name);
-  if (v == nullptr || *v == 0) return fallback;
-  char *end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  return (end != nullptr && *end == 0 && n >= 0) ? n : fallback;
-}
 
 // The pixel stride of a tensor whose pixels (n, d, h, w), element
 // n*s[0] + d*s[2] + h*s[3] + w*s[4], follow each other at one stride with

@@ -13,8 +13,8 @@
 // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0, all 128 threads gather x's slabs with
 // 16-byte cp.async through L1 instead. H100, f16 batch 256, the harness,
 // device run 9 of 2026-11-24, TFLOP/s gather -> im2col copies: 64x56
-// 309 -> 388, 128x28 432 -> 625, 256x14 597 -> 657, 512x7 466 -> 561.) Every row is 128 bytes with the 128-byte swizzle: both operands
-// MN-major, the layout m64n192k16 reads with its transpose flags. A stage is
+// 309 -> 388, 128x28 432 -> 625, 256x14 597 -> 657, 512x7 466 -> 561.)
+// Every row is 128 bytes with the 128-byte swizzle: both operands MN-major, the layout m64n192k16 reads with its transpose flags. A stage is
 // full when its mbarrier has seen every producer thread's copies and the
 // tensor copies' bytes. Warpgroups 1 and 2 consume: with KB = 128 or 256
 // each takes its KB/2 rows of every stage; with KB = 64 they take the
@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/env_words.hpp"
 #include "cuda/convolution_index.cuh"
 #include "cuda/convolution_wgrad_wgmma.hpp"
 #include "cuda/cp_async.cuh"
@@ -94,6 +95,23 @@ __device__ __forceinline__ Unit unit_of(const WgradArgs &p, int u, int kb) {
 }
 
 #if FREEDNN_WGMMA_COMPILED
+// Output pixel `pix` as (image n, row pp, column q).
+__device__ __forceinline__ void decode_pixel(const WgradArgs &p, int pix, int &n, int &pp, int &q) {
+  const int PQ = p.P * p.Q;
+  n = pix / PQ;
+  const int rem = pix - n * PQ;
+  pp = rem / p.Q;
+  q = rem - pp * p.Q;
+}
+
+// The pixel kPix = adv_p rows + adv_q pixels on, without divisions (the
+// producers step every stage).
+__device__ __forceinline__ void advance_pixel(const WgradArgs &p, int &n, int &pp, int &q) {
+  q += p.adv_q, pp += p.adv_p;
+  if (q >= p.Q) q -= p.Q, ++pp;
+  while (pp >= p.P) pp -= p.P, ++n;
+}
+
 // The producer warpgroup: every stage of every unit of this block into the ring.
 template <int KB>
 __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &dymap, uint32_t ring, uint64_t *full,
@@ -101,7 +119,6 @@ __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &d
   constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
   const int tid = threadIdx.x;                 // 0..127
   const int chunk = tid & 7, row0 = tid >> 3;  // rows row0 + 16 j, 16-byte chunk `chunk`
-  const int PQ = p.P * p.Q;
   int stage = 0;
   unsigned phase = 0;
   bool wrapped = false;  // a full round has been produced: wait for empties
@@ -112,13 +129,7 @@ __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &d
     // one warp per scheduler, so its instructions per stage bound the rate.
     int n[4], pp[4], q[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int pix = w.ch_begin * kPix + row0 + 16 * j;
-      n[j] = pix / PQ;
-      const int rem = pix - n[j] * PQ;
-      pp[j] = rem / p.Q;
-      q[j] = rem - pp[j] * p.Q;
-    }
+    for (int j = 0; j < 4; ++j) decode_pixel(p, w.ch_begin * kPix + row0 + 16 * j, n[j], pp[j], q[j]);
     // Offsets of the 3 taps s of filter row r from a pixel's own x row.
     int tap_off[3];
 #pragma unroll
@@ -148,10 +159,7 @@ __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &d
           else
             cp_async16(dst, src, ok);
         }
-        // The next stage's pixel: 64 = adv_p rows + adv_q pixels on.
-        q[j] += p.adv_q, pp[j] += p.adv_p;
-        if (q[j] >= p.Q) q[j] -= p.Q, ++pp[j];
-        while (pp[j] >= p.P) pp[j] -= p.P, ++n[j];
+        advance_pixel(p, n[j], pp[j], q[j]);  // the next stage's
       }
       wgmma::mbar_arrive_on_cp_async(&full[stage]);
       if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
@@ -170,14 +178,13 @@ __device__ __forceinline__ void produce_tma(const WgradArgs &p, const CUtensorMa
                                             uint32_t ring, uint64_t *full, uint64_t *empty) {
   constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
   if (threadIdx.x != 0) return;
-  const int PQ = p.P * p.Q;
   int stage = 0;
   unsigned phase = 0;
   bool wrapped = false;
   for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
     const Unit w = unit_of(p, u, KB);
-    const int pix = w.ch_begin * kPix;
-    int n = pix / PQ, pp = (pix - n * PQ) / p.Q, q = pix - n * PQ - pp * p.Q;
+    int n, pp, q;
+    decode_pixel(p, w.ch_begin * kPix, n, pp, q);
     for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
       if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
       const uint32_t st = ring + stage * kStageBytes;
@@ -189,10 +196,7 @@ __device__ __forceinline__ void produce_tma(const WgradArgs &p, const CUtensorMa
       for (int s = 0; s < 3; ++s)
         wgmma::tma_load_im2col_4d(st + (kDySlabs + s) * kSlabBytes, &xmap, w.c0, q - p.pad_w, pp - p.pad_h, n,
                                   static_cast<uint16_t>(s), static_cast<uint16_t>(w.r), &full[stage]);
-      // The next stage's first pixel: 64 = adv_p rows + adv_q pixels on.
-      q += p.adv_q, pp += p.adv_p;
-      if (q >= p.Q) q -= p.Q, ++pp;
-      while (pp >= p.P) pp -= p.P, ++n;
+      advance_pixel(p, n, pp, q);  // the next stage's first pixel
       if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
     }
   }
@@ -343,10 +347,7 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   p.stages = default_stages(kb);
   p.x_via_l1 = 1;
   // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0: x by the cp.async gather.
-  static const bool im2col = [] {
-    const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_IM2COL");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool im2col = env_on("FREEDNN_CONV_WGRAD_WGMMA_IM2COL");
   p.x_via_tma = im2col ? 1 : 0;
   return p;
 }
@@ -361,7 +362,8 @@ void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
   if (KB == 64) p.stages = std::max(4, p.stages & ~1);
   const int smem = smem_bytes(KB, p.stages);
   auto kernel = wgrad_wgmma_kernel<Bf16, KB>;
-  // The smallest carveout that holds the ring: the rest stays L1 for x.
+  // The smallest carveout that holds the ring: the rest stays L1 for x's
+  // gather (the im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap dymap;

@@ -51,6 +51,10 @@ void set_kernel_smem(const void *kernel, int smem, int carveout = -1);
 
 inline cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
 
+// Bytes rounded up to a multiple of 256 (offsets of the regions a plan
+// lays out in the handle's scratch).
+inline size_t round256(size_t b) { return (b + 255) / 256 * 256; }
+
 // Runs body(memory) with `bytes` of stream-ordered device memory taken for
 // this call alone (no synchronisation; the driver's pool keeps later calls
 // cheap) and released after it, also when body throws. For engines whose

@@ -8,41 +8,34 @@
 namespace fdnn::cuda {
 namespace {
 
-// cuTensorMapEncodeTiled, looked up once through the runtime.
+// A driver function by name through the runtime (the library links no
+// driver library), or null where the driver lacks it.
+void *driver_entry_point(const char *name) {
+  void *f = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess)
+    f = nullptr;
+  cudaGetLastError();  // a failed lookup leaves no error behind for the next call
+  return f;
+}
+
+// cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col, looked up once.
 using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-EncodeTiled tensor_map_encoder() {
-  static EncodeTiled fn = [] {
-    void *f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();  // a failed lookup leaves no error behind for the next call
-    return reinterpret_cast<EncodeTiled>(f);
-  }();
-  return fn;
-}
-
-// cuTensorMapEncodeIm2col, the same way.
 using EncodeIm2col = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
                                   const cuuint64_t *, const int *, const int *, cuuint32_t, cuuint32_t,
                                   const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+EncodeTiled tensor_map_encoder() {
+  static const auto fn = reinterpret_cast<EncodeTiled>(driver_entry_point("cuTensorMapEncodeTiled"));
+  return fn;
+}
+
 EncodeIm2col im2col_encoder() {
-  static EncodeIm2col fn = [] {
-    void *f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &f, 12000, cudaEnableDefault, &q) !=
-            cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();
-    return reinterpret_cast<EncodeIm2col>(f);
-  }();
+  static const auto fn = reinterpret_cast<EncodeIm2col>(driver_entry_point("cuTensorMapEncodeIm2col"));
   return fn;
 }
 

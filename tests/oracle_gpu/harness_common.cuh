@@ -100,29 +100,39 @@ static bool close_to_reference(const std::vector<uint16_t> &out, const std::vect
   return ok;
 }
 
-// cuDNN's descriptors of a HALF NHWC 3x3 pad-1 unit-stride convolution
-// (x N x C x HW x HW, y N x K x HW x HW, KRSC filter), tensor-op math.
-struct DnnConv3x3 {
+// cuDNN's descriptors of a square 2-D cross-correlation: x N x C x H x H,
+// w K x C x R x R, padding and stride the same along both dims, data type
+// `t` with float compute, tensors and filter in `format`, math `math`.
+struct DnnConv {
   cudnnTensorDescriptor_t xd, yd;
   cudnnFilterDescriptor_t wd;
   cudnnConvolutionDescriptor_t cd;
-  DnnConv3x3(int N, int C, int K, int HW) {
+  DnnConv(int N, int C, int K, int H, int R, int pad, int stride, cudnnDataType_t t, cudnnTensorFormat_t format,
+          cudnnMathType_t math) {
+    const int P = (H + 2 * pad - R) / stride + 1;
     DNN(cudnnCreateTensorDescriptor(&xd));
     DNN(cudnnCreateTensorDescriptor(&yd));
     DNN(cudnnCreateFilterDescriptor(&wd));
     DNN(cudnnCreateConvolutionDescriptor(&cd));
-    DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, C, HW, HW));
-    DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_HALF, N, K, HW, HW));
-    DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, K, C, 3, 3));
-    DNN(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-    DNN(cudnnSetConvolutionMathType(cd, CUDNN_TENSOR_OP_MATH));
+    DNN(cudnnSetTensor4dDescriptor(xd, format, t, N, C, H, H));
+    DNN(cudnnSetTensor4dDescriptor(yd, format, t, N, K, P, P));
+    DNN(cudnnSetFilter4dDescriptor(wd, t, format, K, C, R, R));
+    DNN(cudnnSetConvolution2dDescriptor(cd, pad, pad, stride, stride, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    DNN(cudnnSetConvolutionMathType(cd, math));
   }
-  ~DnnConv3x3() {
+  ~DnnConv() {
     cudnnDestroyTensorDescriptor(xd);
     cudnnDestroyTensorDescriptor(yd);
     cudnnDestroyFilterDescriptor(wd);
     cudnnDestroyConvolutionDescriptor(cd);
   }
-  DnnConv3x3(const DnnConv3x3 &) = delete;
-  DnnConv3x3 &operator=(const DnnConv3x3 &) = delete;
+  DnnConv(const DnnConv &) = delete;
+  DnnConv &operator=(const DnnConv &) = delete;
+};
+
+// The HALF NHWC 3x3 pad-1 unit-stride convolution of the wgmma harnesses
+// (KRSC filter), tensor-op math.
+struct DnnConv3x3 : DnnConv {
+  DnnConv3x3(int N, int C, int K, int HW)
+      : DnnConv(N, C, K, HW, 3, 1, 1, CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC, CUDNN_TENSOR_OP_MATH) {}
 };

@@ -105,18 +105,10 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < nw; ++i) h[i] = urand();
   CK(cudaMemcpy(w, h.data(), nw * 4, cudaMemcpyHostToDevice));
 
-  cudnnTensorDescriptor_t xd, yd;
-  cudnnFilterDescriptor_t wd;
-  cudnnConvolutionDescriptor_t cd;
-  DNN(cudnnCreateTensorDescriptor(&xd));
-  DNN(cudnnCreateTensorDescriptor(&yd));
-  DNN(cudnnCreateFilterDescriptor(&wd));
-  DNN(cudnnCreateConvolutionDescriptor(&cd));
-  DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, C, H, H));
-  DNN(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, K, P, P));
-  DNN(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, K, C, R, R));
-  DNN(cudnnSetConvolution2dDescriptor(cd, PAD, PAD, STR, STR, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  DNN(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH));
+  const DnnConv dc(N, C, K, H, R, PAD, STR, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, CUDNN_FMA_MATH);
+  const cudnnTensorDescriptor_t xd = dc.xd, yd = dc.yd;
+  const cudnnFilterDescriptor_t wd = dc.wd;
+  const cudnnConvolutionDescriptor_t cd = dc.cd;
   size_t ws_bytes = size_t(1) << 30;
   void *ws;
   CK(cudaMalloc(&ws, ws_bytes));
