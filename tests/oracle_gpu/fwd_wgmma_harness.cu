@@ -30,6 +30,7 @@
 #include "cuda/wgmma_probe.cu"
 #include "cuda/cuda_util.cpp"
 #include "cuda/tensor_map.cpp"
+#include "core/env_words.cpp"
 #include "harness_common.cuh"
 
 namespace fc = fdnn::cuda;

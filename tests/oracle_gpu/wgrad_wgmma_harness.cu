@@ -25,6 +25,7 @@
 #include "cuda/convolution_wgrad_wgmma.cu"
 #include "cuda/cuda_util.cpp"
 #include "cuda/tensor_map.cpp"
+#include "core/env_words.cpp"
 #include "cuda/wgmma_probe.cu"
 #include "harness_common.cuh"
 
