@@ -1,25 +1,34 @@
-// cuda.conv.gemm_1x1: the forward GEMM algorithm (CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
-// for pointwise convolutions (every filter extent 1, stride 1, no padding,
-// one group). Such a convolution is exactly one matrix product, so it runs
-// on the vendor's GEMM:
+// cuda.conv.gemm_1x1: pointwise convolutions (every filter extent 1, stride
+// 1, no padding, one group) as the vendor's matrix product: the forward GEMM
+// algorithm (CUDNN_CONVOLUTION_FWD_ALGO_GEMM) and the data gradient's
+// CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 (a sum of matrix products: here one).
+// Per image, with P the pixel count, the forward is y (K x P) = w (K x C)
+// x (C x P) and the data gradient dx (C x P) = w^T (C x K) dy (K x P): the
+// same product with the filter transposed, the input activation (x, dy)
+// and the output (y, dx) in each other's places.
 //
 // - FLOAT or DOUBLE data whose images are planes of packed pixels
-//   (NCHW-like): per image y[n] (K x P) = w (K x C) x[n] (C x P) with P the
-//   pixel count, one cuBLAS strided batched SGEMM / DGEMM over the images
+//   (NCHW-like): one cuBLAS strided batched SGEMM / DGEMM over the images
 //   (the filter's batch stride 0), with cuBLAS's alpha / beta as the blend.
 //   cuBLAS keeps its default math: FMA arithmetic, no TF32. No workspace.
 // - HALF or BFLOAT16 data (FLOAT compute, a math type that allows tensor
-//   cores) whose pixels are rows of packed channels (NHWC-like): y (pixels
-//   x K) = x (pixels x C) w^T, one cuBLASLt matmul (lt_matmul.hpp) over all
-//   images when they are packed, else batched per image. Such a layer
-//   (64x56 1x1 64 -> 256, batch 256) moves 5x more bytes than it has
-//   products per byte to spare: it is bandwidth-bound, where cuBLASLt's
-//   epilogue stores beat the implicit GEMM kernels'. Workspace: cuBLASLt's
-//   choice, at most 32 MiB (a smaller one runs its no-workspace algorithm).
+//   cores) whose pixels are rows of packed channels (NHWC-like): out (pixels
+//   x out channels) = in (pixels x in channels) times w^T (forward) or w
+//   (data gradient), one cuBLASLt matmul (lt_matmul.hpp) over all images
+//   when they are packed, else batched per image. Such a layer (64x56 1x1
+//   64 -> 256, batch 256) moves 5x more bytes than it has products per byte
+//   to spare: it is bandwidth-bound, where cuBLASLt's epilogue stores beat
+//   the implicit GEMM kernels'. Workspace: cuBLASLt's choice, at most 32 MiB
+//   (a smaller one runs its no-workspace algorithm).
 //
-// beta = 0 never reads y (neither library reads C then). The engine ranks
-// before cuda.conv.gemm (whose im2col copy a 1x1 filter does not need);
-// Find times it against the implicit GEMM.
+// Why the data gradient: FLOAT NCHW 64x56 1x1 64 -> 256 at batch 256 ran
+// at 0.71 of cuDNN on the FMA implicit GEMM (21.4 against 30.0 TFLOP/s),
+// where cuBLAS takes the forward of the same shape to 32.7.
+//
+// beta = 0 never reads the output (neither library reads C then). The
+// engine ranks before cuda.conv.gemm (whose im2col copy a 1x1 filter does
+// not need) and cuda.conv.direct (the other ALGO_0); Find times it against
+// the implicit GEMM.
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -65,27 +74,49 @@ bool rows_of_packed_channels(const graph::Tensor &t, int64_t row) {
   return t.dims[0] == 1 || t.strides[0] >= expect;
 }
 
+// The product's operands: the input activation `in` (x forward, dy for the
+// data gradient: ConvGeometry keeps dy in y and dx in x) with `in_ch`
+// channels, the output `out` with `out_ch`, and whether the filter enters
+// transposed (the data gradient).
+struct Sides {
+  const graph::Tensor *in, *out;
+  int64_t in_ch, out_ch;
+  bool trans_w;
+};
+
+Sides sides(const ConvGeometry &geo) {
+  if (geo.direction == ConvDirection::backward_data) return {&geo.y, &geo.x, geo.K, geo.C, true};
+  return {&geo.x, &geo.y, geo.C, geo.K, false};
+}
+
+// Element stride between the filter's output channels (cuBLAS wants a
+// leading dim >= C even for one row).
+int64_t filter_row(const ConvGeometry &geo) { return geo.K > 1 ? geo.w.strides[0] : geo.C; }
+
 // The HALF / BFLOAT16 NHWC form as the matrix product c = a b of
-// lt_matmul.hpp: a = x (pixels x C), b = w^T (C x K), c = y (pixels x K);
-// one matrix over all images when they are packed, else a batch of them.
+// lt_matmul.hpp: a = in (pixels x in_ch), b = w^T (C x K) forward or w
+// (K x C) for the data gradient, c = out (pixels x out_ch); one matrix
+// over all images when they are packed, else a batch of them.
 struct RowsProduct {
   graph::Tensor a, b, c;
 };
 
 RowsProduct rows_product(const ConvGeometry &geo) {
-  const int64_t P = geo.out_pixels(), C = geo.C, K = geo.K;
-  const int64_t w_row = geo.K > 1 ? geo.w.strides[0] : C;
+  const Sides sd = sides(geo);
+  const int64_t P = geo.out_pixels(), C = geo.C, K = geo.K, w_row = filter_row(geo);
   RowsProduct r;
-  r.a.dtype = geo.x.dtype, r.b.dtype = geo.w.dtype, r.c.dtype = geo.y.dtype;
-  const bool packed = geo.N == 1 || (geo.x.strides[0] == P * C && geo.y.strides[0] == P * K);
+  r.a.dtype = sd.in->dtype, r.b.dtype = geo.w.dtype, r.c.dtype = sd.out->dtype;
+  const std::vector<int64_t> wdims = sd.trans_w ? std::vector<int64_t>{K, C} : std::vector<int64_t>{C, K};
+  const std::vector<int64_t> wstrides = sd.trans_w ? std::vector<int64_t>{w_row, 1} : std::vector<int64_t>{1, w_row};
+  const bool packed = geo.N == 1 || (sd.in->strides[0] == P * sd.in_ch && sd.out->strides[0] == P * sd.out_ch);
   if (packed) {
-    r.a.dims = {geo.N * P, C}, r.a.strides = {C, 1};
-    r.b.dims = {C, K}, r.b.strides = {1, w_row};
-    r.c.dims = {geo.N * P, K}, r.c.strides = {K, 1};
+    r.a.dims = {geo.N * P, sd.in_ch}, r.a.strides = {sd.in_ch, 1};
+    r.b.dims = wdims, r.b.strides = wstrides;
+    r.c.dims = {geo.N * P, sd.out_ch}, r.c.strides = {sd.out_ch, 1};
   } else {
-    r.a.dims = {geo.N, P, C}, r.a.strides = {geo.x.strides[0], C, 1};
-    r.b.dims = {1, C, K}, r.b.strides = {0, 1, w_row};
-    r.c.dims = {geo.N, P, K}, r.c.strides = {geo.y.strides[0], K, 1};
+    r.a.dims = {geo.N, P, sd.in_ch}, r.a.strides = {sd.in->strides[0], sd.in_ch, 1};
+    r.b.dims = {1, wdims[0], wdims[1]}, r.b.strides = {0, wstrides[0], wstrides[1]};
+    r.c.dims = {geo.N, P, sd.out_ch}, r.c.strides = {sd.out->strides[0], sd.out_ch, 1};
   }
   return r;
 }
@@ -101,23 +132,30 @@ std::variant<LtMatmulSetup, std::string> rows_setup(const graph::ConvolutionOp &
   return lt_matmul_setup(r.a, r.b, r.c, CUDNN_DATA_FLOAT);
 }
 
+// The FLOAT / DOUBLE NCHW form: per image, column-major, out^T (P x out_ch,
+// ld P) = in^T (P x in_ch, ld P) op(W) with W the filter stored
+// column-major C x K (ld w_row): op(W) = W forward, W^T for the data
+// gradient.
 struct Setup {
   bool f64 = false;
-  int pixels = 0, C = 0, K = 0, N = 0;
-  int64_t x_image = 0, y_image = 0;  // element strides between images
-  int w_row = 0;                     // element stride between the filter's output channels
+  bool trans_w = false;
+  int pixels = 0, in_ch = 0, out_ch = 0, N = 0;
+  int64_t in_image = 0, out_image = 0;  // element strides between images
+  int w_row = 0;
 };
 
 Setup make_setup(const ConvGeometry &geo) {
+  const Sides sd = sides(geo);
   Setup s;
   s.f64 = geo.x.dtype == CUDNN_DATA_DOUBLE;
+  s.trans_w = sd.trans_w;
   s.pixels = static_cast<int>(geo.out_pixels());
-  s.C = static_cast<int>(geo.C);
-  s.K = static_cast<int>(geo.K);
+  s.in_ch = static_cast<int>(sd.in_ch);
+  s.out_ch = static_cast<int>(sd.out_ch);
   s.N = static_cast<int>(geo.N);
-  s.x_image = geo.x.strides[0];
-  s.y_image = geo.y.strides[0];
-  s.w_row = static_cast<int>(geo.K > 1 ? geo.w.strides[0] : geo.C);  // cuBLAS wants ld >= C
+  s.in_image = sd.in->strides[0];
+  s.out_image = sd.out->strides[0];
+  s.w_row = static_cast<int>(filter_row(geo));
   return s;
 }
 
@@ -139,21 +177,22 @@ class Plan final : public ExecutionPlan {
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
-    const void *x = pack.get(op.x), *w = pack.get(op.w);
-    void *y = pack.get(op.y);
-    if (x == nullptr || w == nullptr || y == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "missing data pointer");
-    if (rows_) rows_->run(ctx.stream, x, w, y, op.blend.alpha, op.blend.beta, pack.workspace, pack.workspace_size);
-    else if (s_.f64) run<double>(ctx, op, x, w, y);
-    else run<float>(ctx, op, x, w, y);
+    // Forward x -> y; data gradient dy (in op.y) -> dx (in op.x).
+    const void *in = pack.get(s_.trans_w ? op.y : op.x), *w = pack.get(op.w);
+    void *out = pack.get(s_.trans_w ? op.x : op.y);
+    if (in == nullptr || w == nullptr || out == nullptr) fail(CUDNN_STATUS_BAD_PARAM, "missing data pointer");
+    if (rows_) rows_->run(ctx.stream, in, w, out, op.blend.alpha, op.blend.beta, pack.workspace, pack.workspace_size);
+    else if (s_.f64) run<double>(ctx, op, in, w, out);
+    else run<float>(ctx, op, in, w, out);
   }
 
  private:
   template <class T>
-  void run(const ExecContext &ctx, const graph::ConvolutionOp &op, const void *x, const void *w, void *y) const {
-    // Column-major per image: y^T (P x K, ld P) = x^T (P x C, ld P) w^T (C x K, ld w_row).
-    gemm_.gemm_strided_batched<T>(ctx.stream, false, false, s_.pixels, s_.K, s_.C, static_cast<T>(op.blend.alpha),
-                                  static_cast<const T *>(x), s_.pixels, s_.x_image, static_cast<const T *>(w), s_.w_row,
-                                  0, static_cast<T>(op.blend.beta), static_cast<T *>(y), s_.pixels, s_.y_image, s_.N);
+  void run(const ExecContext &ctx, const graph::ConvolutionOp &op, const void *in, const void *w, void *out) const {
+    gemm_.gemm_strided_batched<T>(ctx.stream, false, s_.trans_w, s_.pixels, s_.out_ch, s_.in_ch,
+                                  static_cast<T>(op.blend.alpha), static_cast<const T *>(in), s_.pixels, s_.in_image,
+                                  static_cast<const T *>(w), s_.w_row, 0, static_cast<T>(op.blend.beta),
+                                  static_cast<T *>(out), s_.pixels, s_.out_image, s_.N);
   }
 
   Setup s_;
@@ -170,8 +209,11 @@ class CudaConvGemm1x1Engine final : public Engine {
     if (Support s = check_single_convolution(g); !s) return s;
     const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
     const ConvGeometry geo = convolution_geometry(g);
-    if (geo.direction != ConvDirection::forward || op.algo != CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
-      return Support::no(cat(name(), " implements the forward GEMM algorithm only"));
+    const bool fwd_gemm = geo.direction == ConvDirection::forward && op.algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
+    const bool dgrad_0 =
+        geo.direction == ConvDirection::backward_data && op.algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
+    if (!fwd_gemm && !dgrad_0)
+      return Support::no(cat(name(), " implements the forward GEMM algorithm and the data gradient's ALGO_0 only"));
     for (int d = 0; d < geo.nsp; ++d)
       if (geo.filt[d] != 1 || geo.stride[d] != 1 || geo.pad[d] != 0)
         return Support::no("not a pointwise convolution (1x1 filter, stride 1, no padding)");

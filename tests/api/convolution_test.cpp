@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/buffer.hpp"
@@ -302,6 +303,26 @@ void check_all_algorithms(cudnnHandle_t h, Rng &rng, const Problem &pr) {
   }
 }
 
+// The pointwise algorithms of cuda.conv.gemm_1x1 (the forward GEMM and the
+// data gradient's ALGO_0), each run with two blends of `blends` (from
+// `first`). `h` is pinned to that engine on a GPU handle, where both must be
+// supported.
+void check_pointwise_gemm_algorithms(cudnnHandle_t h, Rng &rng, const Problem &pr, const AlphaBeta *blends,
+                                     int first) {
+  Bound b(pr);
+  const std::pair<Dir, int> cases[] = {{Dir::fwd, CUDNN_CONVOLUTION_FWD_ALGO_GEMM},
+                                       {Dir::bwd_data, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0}};
+  for (const auto &[dir, algo] : cases) {
+    const V7 v7 = query_v7(h, b, dir);
+    if (gpu_mode()) ASSERT_EQ(v7.status[algo], CUDNN_STATUS_SUCCESS) << dir_name(dir) << ": " << pr.text;
+    for (int k = 0; k < 2; ++k)
+      check_algorithm(h, rng, pr, b, dir, algo, v7.status[algo], v7.memory[algo], &blends[(first + 2 * k) % 4]);
+  }
+}
+
+// On a GPU handle only cuda.conv.gemm_1x1, so that the checks above reach it.
+const char *pointwise_gemm_engine() { return gpu_mode() ? "cuda.conv.gemm_1x1" : nullptr; }
+
 TEST(Convolution, EveryAlgorithmAgainstReference2d) {
   Handle h;
   Rng rng(test_seed(401));
@@ -365,11 +386,12 @@ TEST(Convolution, FewChannelsEveryAlgorithm) {
 }
 
 // Pointwise (1x1, stride 1, no padding) NCHW convolutions, images with gaps
-// between them: the GPU's forward GEMM algorithm runs these as one cuBLAS
-// batched matrix product per call.
+// between them: the GPU's forward GEMM algorithm and the data gradient's
+// ALGO_0 run these as one cuBLAS batched matrix product per call.
 TEST(Convolution, PointwiseNchwEveryAlgorithm) {
-  Handle h;
+  Handle h, pinned(pointwise_gemm_engine());
   Rng rng(test_seed(407));
+  const AlphaBeta blends[] = {{1, 0}, {-0.5, 2}, {0.75, 0}, {2, -1}};
   for (int iter = 0; iter < 6; ++iter) {
     Problem pr;
     pr.dtype = iter % 3 == 2 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
@@ -394,6 +416,7 @@ TEST(Convolution, PointwiseNchwEveryAlgorithm) {
               std::to_string(K) + " " + std::to_string(xd[2]) + "x" + std::to_string(xd[3]) + " gap " +
               std::to_string(gap);
     check_all_algorithms(h, rng, pr);
+    check_pointwise_gemm_algorithms(pinned, rng, pr, blends, iter);
     if (HasFailure()) break;
   }
 }
@@ -1036,14 +1059,14 @@ TEST(Convolution, FwdWgmmaSwitchedOff) {
   check_fwd_wgmma_shapes(test_seed(436), "0", nullptr);
 }
 
-// The forward GEMM algorithm on pointwise HALF / BFLOAT16 NHWC problems:
-// one cuBLASLt matrix product on the GPU (cuda.conv.gemm_1x1), so it must
-// be supported there. C and K that are and are not multiples of 8 (row
+// The forward GEMM algorithm and the data gradient's ALGO_0 on pointwise
+// HALF / BFLOAT16 NHWC problems: one cuBLASLt matrix product on the GPU
+// (cuda.conv.gemm_1x1), so they must be supported there. C and K that are and are not multiples of 8 (row
 // strides not 16-byte multiples), K = 1 and 3, images with gaps between them
 // (a batched product), KRSC and KCRS filters (the same for 1x1), each
 // problem with beta = 0 on a NaN-poisoned y and with beta != 0.
 TEST(Convolution, Gemm1x1HalfNhwc) {
-  Handle h;
+  Handle h(pointwise_gemm_engine());
   Rng rng(test_seed(438));
   const FewChannelShape shapes[] = {
       {3, 64, 256, 9, 11, 1, 1, 0, 0, 1, CUDNN_CROSS_CORRELATION},
@@ -1065,12 +1088,7 @@ TEST(Convolution, Gemm1x1HalfNhwc) {
       fill_random(pr.y, rng, -1, 1);
       pr.text += " image gaps";
     }
-    Bound b(pr);
-    const V7 fwd = query_v7(h, b, Dir::fwd);
-    const int algo = CUDNN_CONVOLUTION_FWD_ALGO_GEMM;
-    if (gpu_mode()) ASSERT_EQ(fwd.status[algo], CUDNN_STATUS_SUCCESS) << pr.text;
-    for (int k = 0; k < 2; ++k)
-      check_algorithm(h, rng, pr, b, Dir::fwd, algo, fwd.status[algo], fwd.memory[algo], &blends[(iter + 2 * k) % 4]);
+    check_pointwise_gemm_algorithms(h, rng, pr, blends, iter);
     if (::testing::Test::HasFailure()) break;
     ++iter;
   }
