@@ -71,6 +71,7 @@
 #include "core/convolution_support.hpp"
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "cuda/convolution_args.hpp"
 #include "cuda/convolution_dgrad_as_fwd.hpp"
@@ -219,8 +220,9 @@ struct Setup {
   ConvArgs fwd;
   int fwd_bm = 0, fwd_bn = 0;
   size_t wt_at = 0;
-  // That forward on wgmma (convolution_fwd_wgmma.hpp) rather than mma.sync.
-  bool as_fwd_wgmma = false;
+  // That forward on wgmma (convolution_fwd_wgmma.hpp) rather than mma.sync,
+  // reading w in place rather than w' where it can (launch_conv_dgrad_wgmma).
+  bool as_fwd_wgmma = false, as_fwd_in_place = false;
   // The HALF / BFLOAT16 filter gradient as im2col + cuBLASLt GEMMs
   // (convolution_wgrad_gemm.hpp) where conv_wgrad_gemm_wanted says it wins;
   // its scratch from offset 0 (the paths are exclusive).
@@ -511,6 +513,10 @@ bool setup_dgrad_as_fwd(const ConvGeometry &geo, Setup &s) {
   s.fwd = a;
   s.fwd_bm = bm, s.fwd_bn = bn;
   s.as_fwd_wgmma = conv_fwd_wgmma_applies(a, s.types);
+  // FREEDNN_CONV_DGRAD_WGMMA_IN_PLACE=0: the wgmma kernel too gets the
+  // transformed filter (measurements, tests). The scratch keeps room for
+  // w' either way: the in-place form declines at launch for unaligned w.
+  s.as_fwd_in_place = env_on("FREEDNN_CONV_DGRAD_WGMMA_IN_PLACE");
   if (a.split > 1) s.scratch = std::max(s.scratch, s.table + static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * 4);
   s.wt_at = round256(s.scratch);
   s.scratch = s.wt_at + round256(static_cast<size_t>(a.G) * a.Kg * a.Cg * a.T * 2);
@@ -744,15 +750,20 @@ class Plan final : public ExecutionPlan {
     launch_conv_unpad_dw(a, s_.types, w8, stream);
   }
 
-  // The data gradient as a forward convolution: w' into the scratch, then
-  // the mma forward of dy (a.A) and w' into dx (a.dst), blended as asked.
+  // The data gradient as a forward convolution: the wgmma kernel reading w
+  // in place where it can, else w' into the scratch, then the forward of
+  // dy (a.A) and w' into dx (a.dst), blended as asked.
   void run_dgrad_as_fwd(const ConvArgs &a, const VariantPack &pack, void *stream) const {
+    ConvArgs f = s_.fwd;
+    f.A = a.A, f.dst = a.dst, f.alpha = a.alpha, f.beta = a.beta;
+    // dy: 16-byte aligned (execute); w' below: the scratch's.
+    const bool wgmma = s_.as_fwd_wgmma && aligned_to(f.dst, 4);
+    if (wgmma && s_.as_fwd_in_place && launch_conv_dgrad_wgmma(f, a, s_.types, stream)) return;
     void *wt = static_cast<char *>(pack.scratch) + s_.wt_at;
     launch_conv_dgrad_filter_transform(a, wt, stream);
-    ConvArgs f = s_.fwd;
-    f.A = a.A, f.B = wt, f.dst = a.dst, f.alpha = a.alpha, f.beta = a.beta;
+    f.B = wt;
     if (!aligned_to(f.dst, 16)) f.vec_out = 0;
-    if (s_.as_fwd_wgmma && aligned_to(f.dst, 4)) {  // dy: 16-byte aligned (execute), w': the scratch's
+    if (wgmma) {
       launch_conv_fwd_wgmma(f, s_.types, stream);
       return;
     }

@@ -92,6 +92,11 @@ struct FwdArgs {
   // gather of 16-byte pieces costs about a quarter of the kernel's time
   // (a probe without it, docs/perf.md).
   int a_via_tma;
+  // B is a data gradient's own filter read in place (the kernel's BT; see
+  // launch_conv_dgrad_wgmma): rows = this forward's reduction channels C,
+  // each the taps' K outputs, so that a step's B is BN / 64 boxes of 64
+  // rows x 64 outputs, MN-major. Needs b_via_tma.
+  int b_trans;
   float alpha, beta;
 };
 
@@ -130,12 +135,28 @@ __device__ __forceinline__ void next_step(const FwdArgs &p, int cblocks, int &r,
   }
 }
 
+// One step's B by the copy engine: the box of w's rows k0 .. k0 + BN at
+// the tap's channel block cb (K-major), or, for BT, BN / 64 boxes of 64
+// rows (the block's reduction channels) x 64 outputs each (MN-major, 64
+// rows x 128 bytes = 8 KB apart).
+template <int BN, bool BT>
+__device__ __forceinline__ void load_b(uint32_t dst, const CUtensorMap &wmap, const FwdArgs &p, int tap, int cb,
+                                       int k0, uint64_t *bar) {
+  if constexpr (BT) {
+#pragma unroll
+    for (int j = 0; j < BN / 64; ++j)
+      wgmma::tma_load_2d(dst + j * 64 * kRowBytes, &wmap, tap * p.K + k0 + 64 * j, cb * 64, bar);
+  } else {
+    wgmma::tma_load_2d(dst, &wmap, tap * p.C + cb * 64, k0, bar);
+  }
+}
+
 // The copy-engine form (p.a_via_tma): thread 0 alone issues each step's
 // im2col copy of A (the tile's kBM pixels from its first pixel's window
 // origin, the tap's offsets; the copy walks on across rows and images, and
 // reads zeros past the last image) and the box of B, both completing on the
 // stage's full barrier.
-template <int BN, int MW>
+template <int BN, int MW, bool BT>
 __device__ __forceinline__ void produce_tma(const FwdArgs &p, const CUtensorMap &wmap, const CUtensorMap &xmap,
                                             uint32_t ring, uint64_t *full, uint64_t *empty) {
   constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
@@ -157,14 +178,14 @@ __device__ __forceinline__ void produce_tma(const FwdArgs &p, const CUtensorMap 
       wgmma::tma_load_im2col_4d(st, &xmap, cb * 64, w0, h0, n, static_cast<uint16_t>(s * p.dil_w),
                                 static_cast<uint16_t>(r * p.dil_h), &full[stage]);
       const int tap = p.flip ? (p.R - 1 - r) * p.S + (p.S - 1 - s) : r * p.S + s;
-      wgmma::tma_load_2d(st + kBM * kRowBytes, &wmap, tap * p.C + cb * 64, k0, &full[stage]);
+      load_b<BN, BT>(st + kBM * kRowBytes, wmap, p, tap, cb, k0, &full[stage]);
       if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
       next_step(p, cblocks, r, s, cb);
     }
   }
 }
 
-template <int BN, int MW>
+template <int BN, int MW, bool BT>
 __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wmap, uint32_t ring, uint64_t *full,
                                         uint64_t *empty) {
   constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
@@ -214,10 +235,10 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
           cp_async16(dst, src, ok);
       }
       const int tap = p.flip ? (p.R - 1 - r) * p.S + (p.S - 1 - s) : r * p.S + s;
-      if (p.b_via_tma) {
+      if (BT || p.b_via_tma) {
         if (tid == 0) {
           wgmma::mbar_arrive_expect_tx(&full[stage], BN * kRowBytes);
-          wgmma::tma_load_2d(st + kBM * kRowBytes, &wmap, tap * p.C + cb * 64, k0, &full[stage]);
+          load_b<BN, BT>(st + kBM * kRowBytes, wmap, p, tap, cb, k0, &full[stage]);
         }
       } else {
         const uint16_t *wsrc = wrow + tap * p.C + cb * 64;
@@ -235,7 +256,7 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
 }
 
 // A consumer warpgroup (wg 0 or 1): rows 64 MW wg .. of every tile.
-template <bool Bf16, int BN, int MW>
+template <bool Bf16, int BN, int MW, bool BT>
 __device__ __forceinline__ void consume(const FwdArgs &p, uint32_t ring, uint64_t *full, uint64_t *empty, int wg) {
   constexpr int kBM = tile_rows(MW), kStageBytes = stage_bytes(BN, MW);
   const int warp = (threadIdx.x / 32) & 3, lane = threadIdx.x & 31;
@@ -263,8 +284,10 @@ __device__ __forceinline__ void consume(const FwdArgs &p, uint32_t ring, uint64_
       for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
         for (int m = 0; m < MW; ++m)
-          wgmma::mma_m64k16_kk<Bf16, BN>(acc[m], wgmma::sw128_desc(a_base + m * 64 * kRowBytes + kk * 32, 16, 1024),
-                                         wgmma::sw128_desc(b_base + kk * 32, 16, 1024));
+          wgmma::mma_m64k16<Bf16, BN, BT>(
+              acc[m], wgmma::sw128_desc(a_base + m * 64 * kRowBytes + kk * 32, 16, 1024),
+              BT ? wgmma::sw128_desc(b_base + kk * 16 * kRowBytes, 64 * kRowBytes, 1024)
+                 : wgmma::sw128_desc(b_base + kk * 32, 16, 1024));
       wgmma::commit_group();
       wgmma::wait_group<1>();
       // The group of the step before has finished reading its stage.
@@ -302,9 +325,10 @@ __device__ __forceinline__ void consume(const FwdArgs &p, uint32_t ring, uint64_
 #endif  // FREEDNN_WGMMA_COMPILED
 
 // wmap: w as a 2-D tensor [K][R*S*C] with boxes of 64 x BN and the 128-byte
-// swizzle (used when p.b_via_tma); xmap: x's im2col map of kBM pixels x 64
+// swizzle (used when p.b_via_tma), for BT the data gradient's filter
+// [C][R*S*K] in boxes of 64 x 64; xmap: x's im2col map of kBM pixels x 64
 // channels (used when p.a_via_tma).
-template <bool Bf16, int BN, int MW>
+template <bool Bf16, int BN, int MW, bool BT>
 __global__ void __launch_bounds__(kThreads, 1)
     fwd_wgmma_kernel(const FwdArgs p, const __grid_constant__ CUtensorMap wmap,
                      const __grid_constant__ CUtensorMap xmap) {
@@ -318,11 +342,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   wgmma::init_ring_barriers(full, empty, p.stages, p.a_via_tma ? 1 : 128 + (p.b_via_tma ? 1 : 0), 8);
   const int wg = threadIdx.x / 128;
   if (wg == 0 && p.a_via_tma)
-    produce_tma<BN, MW>(p, wmap, xmap, ring, full, empty);
+    produce_tma<BN, MW, BT>(p, wmap, xmap, ring, full, empty);
   else if (wg == 0)
-    produce<BN, MW>(p, wmap, ring, full, empty);
+    produce<BN, MW, BT>(p, wmap, ring, full, empty);
   else
-    consume<Bf16, BN, MW>(p, ring, full, empty, wg - 1);
+    consume<Bf16, BN, MW, BT>(p, ring, full, empty, wg - 1);
 #endif
 }
 
@@ -330,6 +354,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 // values x bn rows. False where the driver has no encoder or refuses the
 // map (the kernel then loads B by cp.async).
 bool filter_map(const FwdArgs &p, int bn, CUtensorMap *m) {
+  if (p.b_trans) {  // C rows of R*S*K values, boxes of 64 x 64
+    const uint64_t row = static_cast<uint64_t>(p.R) * p.S * p.K;
+    return encode_sw128_map_16bit(m, p.w, row, static_cast<uint64_t>(p.C), row * 2, 64);
+  }
   const uint64_t row = static_cast<uint64_t>(p.R) * p.S * p.C;
   return encode_sw128_map_16bit(m, p.w, row, static_cast<uint64_t>(p.K), row * 2, static_cast<uint32_t>(bn));
 }
@@ -399,24 +427,32 @@ FwdArgs make_args(const ConvArgs &a) {
   p.a_via_l1 = 1;
   p.b_via_tma = 1;
   p.a_via_tma = im2col_copies() ? 1 : 0;
+  p.b_trans = 0;
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
   return p;
 }
 
+// False (nothing launched) when B must come in place (p.b_trans) and its
+// tensor map cannot be made.
 template <bool Bf16, int BN, int MW>
-void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
+bool launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   p.ntiles_k = p.K / BN;
   p.ntiles = (p.M + tile_rows(MW) - 1) / tile_rows(MW) * p.ntiles_k;
   if (p.stages < 2 || p.stages > max_stages(BN, MW)) p.stages = default_stages(BN, MW);
   const int smem = smem_bytes(BN, MW, p.stages);
-  auto kernel = fwd_wgmma_kernel<Bf16, BN, MW>;
+  auto kernel = p.b_trans ? fwd_wgmma_kernel<Bf16, BN, MW, true> : fwd_wgmma_kernel<Bf16, BN, MW, false>;
   // The smallest shared-memory carveout that holds the ring: the rest of
   // the multiprocessor's 256 KB stays L1, where the gathers of x hit (the
   // im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap wmap{}, xmap{};
-  if (p.b_via_tma && !filter_map(p, BN, &wmap)) p.b_via_tma = 0;
+  if (p.b_trans) {
+    if (!filter_map(p, BN, &wmap)) return false;
+    p.b_via_tma = 1;
+  } else if (p.b_via_tma && !filter_map(p, BN, &wmap)) {
+    p.b_via_tma = 0;
+  }
   if (p.a_via_tma && (!p.b_via_tma || !im2col_map(p, tile_rows(MW), &xmap))) p.a_via_tma = 0;
   // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
   // then still hand each block several tiles, the ring running across them).
@@ -425,10 +461,11 @@ void launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
     blocks = std::min(blocks, std::atoi(v));
   kernel<<<blocks, kThreads, smem, stream>>>(p, wmap, xmap);
   check_launch("fwd_wgmma_kernel");
+  return true;
 }
 
 template <bool Bf16>
-void launch_tile(const FwdArgs &p, FwdTile t, int sms, cudaStream_t stream) {
+bool launch_tile(const FwdArgs &p, FwdTile t, int sms, cudaStream_t stream) {
   if (t.bn == 256 && t.mw == 1) return launch_tile_kernel<Bf16, 256, 1>(p, sms, stream);
   if (t.bn == 128 && t.mw == 2) return launch_tile_kernel<Bf16, 128, 2>(p, sms, stream);
   if (t.bn == 128 && t.mw == 1) return launch_tile_kernel<Bf16, 128, 1>(p, sms, stream);
@@ -459,14 +496,33 @@ bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   return switched_on() && device_runs_wgmma(kRingBudget + 2048);
 }
 
-void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) {
-  const FwdArgs p = make_args(a);
+namespace {
+
+bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *stream) {
   const int sms = sm_count();
   const FwdTile tile = choose_tile(p.M, p.K, sms);
-  if (t == ConvTypes::bf16)
-    launch_tile<true>(p, tile, sms, as_stream(stream));
-  else
-    launch_tile<false>(p, tile, sms, as_stream(stream));
+  return t == ConvTypes::bf16 ? launch_tile<true>(p, tile, sms, as_stream(stream))
+                              : launch_tile<false>(p, tile, sms, as_stream(stream));
+}
+
+}  // namespace
+
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) { launch_chosen_tile(make_args(a), t, stream); }
+
+bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *stream) {
+  if (dgrad.G != 1 || !aligned_to(dgrad.B, 16)) return false;
+  // The data gradient's w packed KRSC: its K rows (f's reduction channels)
+  // of R * S taps x C (f's outputs).
+  const int C = dgrad.Cg, R = dgrad.filt[1], S = dgrad.filt[2];
+  if (dgrad.filt[0] != 1 || dgrad.ws[1] != 1 || dgrad.ws[4] != C || dgrad.ws[3] != S * C || dgrad.ws[0] != R * S * C)
+    return false;
+  FwdArgs p = make_args(f);
+  p.w = static_cast<const uint16_t *>(dgrad.B);
+  p.b_trans = 1;
+  // Forward tap t applies w' tap t = w's tap T-1-t (CROSS_CORRELATION) or
+  // t (CONVOLUTION): the kernel's flip reverses the taps it reads.
+  p.flip = dgrad.flip ? 0 : 1;
+  return launch_chosen_tile(p, t, stream);
 }
 
 }  // namespace fdnn::cuda

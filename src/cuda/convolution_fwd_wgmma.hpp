@@ -33,5 +33,15 @@ bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t);
 // beta as the call's.
 // Needs no scratch.
 void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream);
+// The stride-1 data gradient `dgrad` as the forward f (setup_dgrad_as_fwd's
+// view, for which conv_fwd_wgmma_applies; f.A = dy, f.dst = dx, alpha,
+// beta) with the data gradient's own filter (dgrad.B, packed KRSC, 16-byte
+// aligned) read in place: the kernel loads w's rows (f's reduction
+// channels) of each tap's outputs and multiplies them as an MN-major
+// operand, so no transformed filter is written first (the transform cost
+// 512x7 ~10% of its data gradient). False, nothing launched, where that
+// does not apply (groups, other filter layouts, no tensor maps): the
+// caller then transforms the filter and runs launch_conv_fwd_wgmma.
+bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *stream);
 
 }  // namespace fdnn::cuda

@@ -130,23 +130,30 @@ __device__ __forceinline__ void mma_m64n192k16_tt(float (&d)[96], uint64_t desc_
 }
 
 // d (64 x N float, the m64nNk16 fragment layout) += A (64 x 16) * B (16 x N),
-// both operands K-major in shared memory: rows along M / N, each row 64
-// contiguous reduction values (128 bytes) with the 128-byte swizzle. Their
-// descriptors: sbo = 1024 (the stride of 8-row groups), lbo unused; the
-// k16 steps inside a row start 32 bytes apart. N = 64, 128 or 256.
-template <bool Bf16, int N>
-__device__ __forceinline__ void mma_m64k16_kk(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
+// A K-major in shared memory: rows along M, each row 64 contiguous
+// reduction values (128 bytes) with the 128-byte swizzle; its descriptor:
+// sbo = 1024 (the stride of 8-row groups), lbo unused; the k16 steps inside
+// a row start 32 bytes apart. B the same (TransB false, rows along N) or
+// MN-major (TransB true: rows along the reduction, each 64 N-values with
+// the 128-byte swizzle, 64-value blocks along N lbo bytes apart, sbo =
+// 1024, the k16 steps 16 rows = 2048 bytes apart). N = 64, 128 or 256.
+template <bool Bf16, int N, bool TransB = false>
+__device__ __forceinline__ void mma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b) {
   static_assert(N == 64 || N == 128 || N == 256, "m64n64 / n128 / n256 only");
+#define FREEDNN_WGMMA_BOTH_TYPES(N_, ACC, IA, IB, IP, TRANS) \
+  if constexpr (Bf16) FREEDNN_WGMMA_ASM(N_, "bf16", ACC, IA, IB, IP, TRANS); \
+  else FREEDNN_WGMMA_ASM(N_, "f16", ACC, IA, IB, IP, TRANS);
   if constexpr (N == 64) {
-    if constexpr (Bf16) FREEDNN_WGMMA_ASM(64, "bf16", 0, 32, 33, 34, ", 0, 0");
-    else FREEDNN_WGMMA_ASM(64, "f16", 0, 32, 33, 34, ", 0, 0");
+    if constexpr (TransB) { FREEDNN_WGMMA_BOTH_TYPES(64, 0, 32, 33, 34, ", 0, 1") }
+    else { FREEDNN_WGMMA_BOTH_TYPES(64, 0, 32, 33, 34, ", 0, 0") }
   } else if constexpr (N == 128) {
-    if constexpr (Bf16) FREEDNN_WGMMA_ASM(128, "bf16", 64ACC, 64, 65, 66, ", 0, 0");
-    else FREEDNN_WGMMA_ASM(128, "f16", 64ACC, 64, 65, 66, ", 0, 0");
+    if constexpr (TransB) { FREEDNN_WGMMA_BOTH_TYPES(128, 64ACC, 64, 65, 66, ", 0, 1") }
+    else { FREEDNN_WGMMA_BOTH_TYPES(128, 64ACC, 64, 65, 66, ", 0, 0") }
   } else {
-    if constexpr (Bf16) FREEDNN_WGMMA_ASM(256, "bf16", 128ACC, 128, 129, 130, ", 0, 0");
-    else FREEDNN_WGMMA_ASM(256, "f16", 128ACC, 128, 129, 130, ", 0, 0");
+    if constexpr (TransB) { FREEDNN_WGMMA_BOTH_TYPES(256, 128ACC, 128, 129, 130, ", 0, 1") }
+    else { FREEDNN_WGMMA_BOTH_TYPES(256, 128ACC, 128, 129, 130, ", 0, 0") }
   }
+#undef FREEDNN_WGMMA_BOTH_TYPES
 }
 
 #undef FREEDNN_WGMMA_ASM

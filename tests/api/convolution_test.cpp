@@ -996,7 +996,9 @@ TEST(Convolution, WgradWgmmaSwitchedOff) {
 // wgmma forward kernel (convolution_fwd_wgmma.hpp) when
 // FREEDNN_CONV_FWD_WGMMA is `on` ("1", the default; "0" keeps the mma.sync
 // kernel), the data gradient with unit strides as a forward of dy with the
-// transformed filter. Pixel counts that are no multiple of the kernel's
+// filter read in place (FREEDNN_CONV_DGRAD_WGMMA_IN_PLACE, `in_place`; "0":
+// the transformed filter; the KCRS problem takes that one either way).
+// Pixel counts that are no multiple of the kernel's
 // 128 / 256-row tiles, K = 64 / 128 / 192 / 256 (each tile width), pad 0 /
 // 1 / 2, a 1x1 with C = 256 (1x1 with C = 64 stays on mma.sync) and a
 // strided problem (the data gradient of that one keeps its own view), both
@@ -1007,9 +1009,10 @@ TEST(Convolution, WgradWgmmaSwitchedOff) {
 // `blocks` caps the kernel's grid (FREEDNN_CONV_FWD_WGMMA_BLOCKS): each block
 // then runs several tiles, as on problems larger than the float64 reference
 // can check in time.
-void check_fwd_wgmma_shapes(uint64_t seed, const char *on, const char *blocks) {
+void check_fwd_wgmma_shapes(uint64_t seed, const char *on, const char *blocks, const char *in_place = nullptr) {
   const ScopedEnv path("FREEDNN_CONV_FWD_WGMMA", on);
   const ScopedEnv grid("FREEDNN_CONV_FWD_WGMMA_BLOCKS", blocks);
+  const ScopedEnv filter("FREEDNN_CONV_DGRAD_WGMMA_IN_PLACE", in_place);
   Handle h;
   Rng rng(seed);
   std::vector<FewChannelShape> shapes = {
@@ -1050,6 +1053,12 @@ TEST(Convolution, FwdWgmma) { check_fwd_wgmma_shapes(test_seed(435), "1", nullpt
 TEST(Convolution, FwdWgmmaTwoBlocks) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   check_fwd_wgmma_shapes(test_seed(437), "1", "2");
+}
+
+// The data gradients on wgmma with the transformed filter (GPU only).
+TEST(Convolution, FwdWgmmaDgradFilterTransformed) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_fwd_wgmma_shapes(test_seed(439), "1", nullptr, "0");
 }
 
 // The same problems on the mma.sync kernel (FREEDNN_CONV_FWD_WGMMA=0; GPU

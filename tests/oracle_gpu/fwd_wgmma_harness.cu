@@ -1,7 +1,9 @@
 // Stand-alone check and timing of the wgmma forward convolution
 // (src/cuda/convolution_fwd_wgmma.cu, #included so that this tests exactly
 // the library's kernel) and of the stride-1 data gradient run through it
-// (convolution_dgrad_as_fwd.cu's filter transform, then the forward).
+// (convolution_dgrad_as_fwd.cu's filter transform, then the forward; and
+// the forward reading the data gradient's filter in place,
+// launch_conv_dgrad_wgmma).
 //
 // 1. Small problems against a float64 host reference, for every tile the
 //    kernel has and for the library's own tile choice: padding 0/1/2,
@@ -184,6 +186,29 @@ static fc::ConvArgs dgrad_args(int C, int K, int R, int S, int flip, const void 
   return a;
 }
 
+// The data gradient's forward f with the filter read in place: the
+// library's entry (tile_index < 0) or one tile, A by the im2col copies or
+// the gather.
+static void launch_dgrad_in_place(const fc::ConvArgs &f, const fc::ConvArgs &dgrad, bool bf16, int tile_index,
+                                  bool a_via_tma, cudaStream_t st) {
+  if (tile_index < 0) {
+    if (!fc::launch_conv_dgrad_wgmma(f, dgrad, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, st)) {
+      std::printf("FAIL launch_conv_dgrad_wgmma declined\n");
+      ++failures;
+    }
+    return;
+  }
+  fc::FwdArgs fa = fc::make_args(f);
+  fa.w = static_cast<const uint16_t *>(dgrad.B), fa.b_trans = 1, fa.flip = dgrad.flip ? 0 : 1;
+  fa.a_via_tma = a_via_tma;
+  const bool ok = bf16 ? fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st)
+                       : fc::launch_tile<false>(fa, kTiles[tile_index], fc::sm_count(), st);
+  if (!ok) {
+    std::printf("FAIL in-place tile declined\n");
+    ++failures;
+  }
+}
+
 // dx (float64) of the stride-1 problem p, straight from the definition:
 // dx[n][h][w][c] = sum over (k, r, s) of dy[n][p][q][k] * w[k][r'][s'][c]
 // where h = p - pad + r dil.
@@ -250,6 +275,25 @@ static void check_dgrad(const Prob &p) {
   std::vector<uint16_t> out(dx0.size());
   CK(cudaMemcpy(out.data(), d_dx, out.size() * 2, cudaMemcpyDeviceToHost));
   compare("dgrad (transform + fwd)", p, out, ref);
+  // The filter in place: the library's choice, then every tile with A by
+  // the im2col copies and by the gather.
+  for (int run = -1; run < 10; ++run) {
+    const int ti = run < 0 ? -1 : run / 2;
+    if (!tile_fits(ti, p.C)) continue;
+    CK(cudaMemcpy(d_dx, dx0.data(), dx0.size() * 2, cudaMemcpyHostToDevice));
+    launch_dgrad_in_place(fwd_args(f, d_dy, nullptr, d_dx), dgrad_args(p.C, p.K, p.R, p.S, p.flip, d_w), p.bf16, ti,
+                          run < 0 || run % 2 == 0, 0);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), d_dx, out.size() * 2, cudaMemcpyDeviceToHost));
+    char name[64];
+    if (ti < 0)
+      std::snprintf(name, sizeof name, "dgrad in place, chosen");
+    else
+      std::snprintf(name, sizeof name, "dgrad in place %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
+                    run % 2 == 0 ? "" : " gather");
+    compare(name, p, out, ref);
+  }
   CK(cudaFree(d_dy));
   CK(cudaFree(d_w));
   CK(cudaFree(d_wt));
@@ -313,6 +357,8 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
         launch_with(fa, false, -1, st);
       },
       st);
+  // The same with the filter read in place (the library's path).
+  const double dgrad_ip_ms = median_ms_per_call([&] { launch_dgrad_in_place(fa, da, false, -1, true, st); }, st);
 
   // cuDNN, best algorithms by its own Find.
   const DnnConv3x3 dc(N, C, K, HW);
@@ -355,10 +401,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
   std::printf(
       "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d%d %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
-      "%4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
+      "%4.0f, in place %4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
       C, HW, N, t_ours, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
-      best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg, t_dnn_dg,
-      bwd_algo, t_dg / t_dnn_dg, tiles_text);
+      best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg,
+      flop / dgrad_ip_ms / 1e9, t_dnn_dg, bwd_algo, flop / dgrad_ip_ms / 1e9 / t_dnn_dg, tiles_text);
   std::fflush(stdout);
 }
 
@@ -412,6 +458,8 @@ int main(int argc, char **argv) {
       P(2, 10, 10, 64, 128, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),
       P(2, 9, 9, 128, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0.5f, 0.5f, false),
       P(2, 9, 9, 128, 128, 3, 3, 0, 0, 1, 1, 1, 1, 0, 1, 0, true),
+      P(3, 7, 7, 256, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, -0.5f, 1.5f, true),   // dx 256, dy 512, CONVOLUTION
+      P(2, 12, 11, 192, 64, 5, 3, 2, 1, 1, 1, 2, 1, 0, 1, 0, false),       // 5x3 dilated, dy 64 channels
   };
   for (const Prob &p : dchecks) check_dgrad(p);
   std::printf("correctness: %d failures\n", failures);
@@ -444,7 +492,7 @@ int main(int argc, char **argv) {
   std::fprintf(csv, "N,C,HW,rows,cols,stages,taps_inner,l1,tma,tflops\n");
   std::printf("HALF NHWC 3x3 pad 1, TFLOP/s, ten calls back to back, median of 5\n");
   std::printf(
-      "| layer | ours fwd (chosen tile) | cuDNN fwd | ratio | ours dgrad | cuDNN dgrad | ratio | each tile: "
+      "| layer | ours fwd (chosen tile) | cuDNN fwd | ratio | ours dgrad (transform + fwd, in place) | cuDNN dgrad | ratio (in place) | each tile: "
       "cp.async/TMA B\n");
   for (int N : {256, 32})
     for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
