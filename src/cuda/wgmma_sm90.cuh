@@ -200,6 +200,34 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const void *tensor_map
       "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
+// The box of a 2-D tensor map at (x inner, y) from shared memory at `src`
+// into global memory (the parts of the box inside the tensor), as a bulk
+// async-group of the issuing thread (bulk_commit_group closes the group).
+__device__ __forceinline__ void tma_store_2d(const void *tensor_map, uint32_t src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(tensor_map)),
+               "r"(x), "r"(y), "r"(src)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until at most N of this thread's bulk groups are pending: `_read`,
+// until they have read their shared memory (it may be written again);
+// otherwise until their writes are done.
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// Named barrier `id` (1 .. 15; 0 is __syncthreads) among `threads` threads.
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
 // One im2col copy of an NHWC tensor map (tensor_map.hpp's
 // encode_im2col_map_16bit): the map's pixels-per-column pixels whose window
 // origins start at (w, h) of image n and follow in the map's traversal

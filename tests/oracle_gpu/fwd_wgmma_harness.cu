@@ -111,7 +111,7 @@ static const fc::FwdTile kTiles[] = {{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64,
 // A kernel variant: ring depth (0: the tile's default), step order, x through
 // L1, w by the copy engine, x by the copy engine's im2col copies (needs w's).
 struct Variant {
-  int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1, a_via_tma = 1;
+  int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1, a_via_tma = 1, y_via_tma = 1;
 };
 
 // tile_index < 0: the library's entry point (its own tile and variant).
@@ -123,6 +123,7 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaSt
   fc::FwdArgs fa = fc::make_args(a);
   fa.stages = v.stages, fa.taps_inner = v.taps_inner, fa.a_via_l1 = v.a_via_l1, fa.b_via_tma = v.b_via_tma;
   fa.a_via_tma = v.a_via_tma;
+  fa.y_via_tma = fa.y_via_tma && v.y_via_tma;  // make_args: beta = 0 and y aligned
   if (bf16)
     fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st);
   else
@@ -154,7 +155,8 @@ static void check_forward(const Prob &p) {
     if (run < -1 || !tile_fits(ti, p.K)) continue;
     Variant v;
     if (run >= 0 && run % 3 == 1) v.a_via_tma = 0;
-    if (run >= 0 && run % 3 == 2) v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0, v.a_via_tma = 0;
+    if (run >= 0 && run % 3 == 2)
+      v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0, v.a_via_tma = 0, v.y_via_tma = 0;
     CK(cudaMemcpy(dy, y0.data(), y0.size() * 2, cudaMemcpyHostToDevice));
     launch_with(fwd_args(p, dx, dw, dy), p.bf16, ti, 0, v);
     CK(cudaGetLastError());
@@ -166,7 +168,7 @@ static void check_forward(const Prob &p) {
       std::snprintf(name, sizeof name, "fwd chosen tile");
     else
       std::snprintf(name, sizeof name, "fwd tile %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
-                    v.stages == 2 ? " 2st ch-inner cg no-tma" : v.a_via_tma ? " im2col copies" : " gather");
+                    v.stages == 2 ? " 2st ch-inner cg no-tma y-direct" : v.a_via_tma ? " im2col copies" : " gather");
     compare(name, p, out, ref);
   }
   CK(cudaFree(dx));
@@ -348,6 +350,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     if (sweep) std::strcat(tiles_text, part);
   }
   const double chosen_ms = median_ms_per_call([&] { launch_with(a, false, -1, st); }, st);
+  // The best variant with y by the consumers' direct stores.
+  Variant direct = best_v;
+  direct.y_via_tma = 0;
+  const double direct_ms = median_ms_per_call([&] { launch_with(a, false, best_tile, st, direct); }, st);
   // Our data gradient: the filter transform + the same forward GEMM (C = K).
   const fc::ConvArgs da = dgrad_args(C, K, 3, 3, 0, b.w);
   fc::ConvArgs fa = fwd_args(p, b.x, b.wt, b.y);
@@ -400,10 +406,10 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   const double t_ours = flop / chosen_ms / 1e9, t_dnn = flop / cudnn_fwd_ms / 1e9;
   const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
   std::printf(
-      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d%d %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
+      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d%d %4.0f, y direct %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
       "%4.0f, in place %4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
       C, HW, N, t_ours, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
-      best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg,
+      best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, flop / direct_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg,
       flop / dgrad_ip_ms / 1e9, t_dnn_dg, bwd_algo, flop / dgrad_ip_ms / 1e9 / t_dnn_dg, tiles_text);
   std::fflush(stdout);
 }
@@ -448,6 +454,7 @@ int main(int argc, char **argv) {
       P(2, 12, 12, 64, 64, 1, 1, 0, 0, 2, 2, 1, 1, 0, 1, 0, false),         // 1x1 stride 2
       P(2, 12, 11, 64, 192, 5, 3, 2, 2, 1, 1, 2, 1, 0, 1, 0, false),        // 5x3, dilation, pad 2
       P(2, 9, 9, 128, 256, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0.7f, 0.5f, false),   // alpha / beta
+      P(3, 9, 8, 64, 192, 3, 3, 1, 1, 1, 1, 1, 1, 0, -1.25f, 0, false),     // alpha, beta 0 (staged stores)
       P(2, 9, 9, 64, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, false),          // CONVOLUTION mode
       P(5, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),         // 512x7, 245 pixels
       P(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, true),          // bf16
