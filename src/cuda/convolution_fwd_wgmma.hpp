@@ -12,11 +12,12 @@
 // (r', s') = (r, s) for CROSS_CORRELATION, (R-1-r, S-1-s) for CONVOLUTION;
 // beta = 0 never reads y. H100, batch 256, HALF, 3x3 pad 1 C = K, ten calls
 // back to back, cuDNN 9's best algorithm in the same run (the stand-alone
-// harness of docs/perf-logs-gpu-fwd-wgmma-2026-11-23.md, 2026-11-23),
-// TFLOP/s forward / data gradient (transform + forward): 64x56 271 / 266
-// (cuDNN 383 / 353), 128x28 402 / 392 (590 / 575), 256x14 561 / 536
-// (571-662 / 658), 512x7 503 / 459 (535-689 / 674); the mma.sync kernel:
-// 202 / 198, 285 / 280, 309 / 300, 288 / 275.
+// harness tests/oracle_gpu/fwd_wgmma_harness.cu, device run 7 of
+// docs/perf-logs-gpu-conv-2026-11-24-b.txt), TFLOP/s forward / data
+// gradient (filter in place), cuDNN in brackets: 64x56 401 / 392 (377 /
+// 370), 128x28 607 / 602 (588 / 516), 256x14 701 / 704 (511 / 630), 512x7
+// 682 / 646 (530 / 647); cuDNN's own figures move by up to 1.3x between
+// runs (run 2: 384 / 374, 595 / 595, 647 / 642, 678 / 709).
 // FREEDNN_CONV_FWD_WGMMA=0 turns it off (the mma.sync kernel then runs).
 #pragma once
 

@@ -69,6 +69,11 @@ struct WgradArgs {
   int adv_p, adv_q;  // 64 pixels = adv_p output rows + adv_q pixels
   int npix, nchunks, splits;
   int cblocks, ntiles, nunits;  // tiles: (k block, r, c block), c block fastest
+  // Stream-K (splits == kWgradStreamK): block b of the grid takes the
+  // (tile, chunk) pairs [b T / B, (b+1) T / B) of T = ntiles * nchunks in
+  // tile-major order, as runs of one tile's chunks (segments); a tile's
+  // segments write parts 0, 1, .. in block order (see first_block).
+  int stream_k;
   int stages;
   int x_via_l1;  // cp.async.ca (through L1) for x rather than .cg
   // x's 3 slabs by the copy engine's im2col copies (one thread issues every
@@ -81,18 +86,66 @@ struct Unit {
   int k0, r, c0, split, ch_begin, ch_end;
 };
 
-__device__ __forceinline__ Unit unit_of(const WgradArgs &p, int u, int kb) {
+// Tile t of the (k block, r, c block) order, c block fastest.
+__host__ __device__ __forceinline__ Unit tile_of(const WgradArgs &p, int t, int kb) {
   Unit w;
-  w.split = u / p.ntiles;
-  int t = u - w.split * p.ntiles;
   const int cblk = t % p.cblocks;
   t /= p.cblocks;
   w.r = t % 3;
   w.k0 = (t / 3) * kb, w.c0 = cblk * 64;
-  w.ch_begin = static_cast<int>(static_cast<long long>(p.nchunks) * w.split / p.splits);
-  w.ch_end = static_cast<int>(static_cast<long long>(p.nchunks) * (w.split + 1) / p.splits);
   return w;
 }
+
+// Stream-K: the first block of `blocks` whose range holds a chunk of tile t
+// (the block of pair t * nchunks: b(i) = floor(((i + 1) B - 1) / T)).
+__host__ __device__ __forceinline__ int first_block(const WgradArgs &p, long long t, int blocks) {
+  const long long total = static_cast<long long>(p.ntiles) * p.nchunks;
+  return static_cast<int>(((t * p.nchunks + 1) * blocks - 1) / total);
+}
+__host__ __device__ __forceinline__ int last_block(const WgradArgs &p, long long t, int blocks) {
+  const long long total = static_cast<long long>(p.ntiles) * p.nchunks;
+  return static_cast<int>((((t + 1) * p.nchunks) * blocks - 1) / total);
+}
+
+// A block's walk over its units: split parts u = blockIdx.x, + gridDim.x,
+// .., or (stream-K) its range's segments.
+struct UnitWalk {
+  long long pos, end;  // the next unit (pair for stream-K) and the end
+};
+
+__device__ __forceinline__ UnitWalk start_walk(const WgradArgs &p) {
+  if (!p.stream_k) return {blockIdx.x, p.nunits};
+  const long long total = static_cast<long long>(p.ntiles) * p.nchunks;
+  return {total * blockIdx.x / gridDim.x, total * (blockIdx.x + 1) / gridDim.x};
+}
+
+// Split part u / ntiles of tile u % ntiles (split mode).
+__device__ __forceinline__ Unit unit_of(const WgradArgs &p, int u, int kb) {
+  const int split = u / p.ntiles;
+  Unit w = tile_of(p, u - split * p.ntiles, kb);
+  w.split = split;
+  w.ch_begin = static_cast<int>(static_cast<long long>(p.nchunks) * split / p.splits);
+  w.ch_end = static_cast<int>(static_cast<long long>(p.nchunks) * (split + 1) / p.splits);
+  return w;
+}
+
+// The block's next unit into w, or false at the end of its walk.
+__device__ __forceinline__ bool next_unit(const WgradArgs &p, UnitWalk &walk, int kb, Unit &w) {
+  if (walk.pos >= walk.end) return false;
+  if (!p.stream_k) {
+    w = unit_of(p, static_cast<int>(walk.pos), kb);
+    walk.pos += gridDim.x;
+    return true;
+  }
+  const long long t = walk.pos / p.nchunks, tile_end = (t + 1) * p.nchunks;
+  w = tile_of(p, static_cast<int>(t), kb);
+  w.ch_begin = static_cast<int>(walk.pos - t * p.nchunks);
+  w.ch_end = static_cast<int>((walk.end < tile_end ? walk.end : tile_end) - t * p.nchunks);
+  w.split = static_cast<int>(blockIdx.x) - first_block(p, t, gridDim.x);
+  walk.pos = walk.end < tile_end ? walk.end : tile_end;
+  return true;
+}
+
 
 #if FREEDNN_WGMMA_COMPILED
 // Output pixel `pix` as (image n, row pp, column q).
@@ -122,8 +175,8 @@ __device__ __forceinline__ void produce(const WgradArgs &p, const CUtensorMap &d
   int stage = 0;
   unsigned phase = 0;
   bool wrapped = false;  // a full round has been produced: wait for empties
-  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
-    const Unit w = unit_of(p, u, KB);
+  UnitWalk walk = start_walk(p);
+  for (Unit w; next_unit(p, walk, KB, w);) {
     // This thread's 4 rows as pixels (n, pp, q), decoded once per unit and
     // then advanced 64 pixels a stage without divisions: the producer is
     // one warp per scheduler, so its instructions per stage bound the rate.
@@ -181,8 +234,8 @@ __device__ __forceinline__ void produce_tma(const WgradArgs &p, const CUtensorMa
   int stage = 0;
   unsigned phase = 0;
   bool wrapped = false;
-  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
-    const Unit w = unit_of(p, u, KB);
+  UnitWalk walk = start_walk(p);
+  for (Unit w; next_unit(p, walk, KB, w);) {
     int n, pp, q;
     decode_pixel(p, w.ch_begin * kPix, n, pp, q);
     for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
@@ -212,8 +265,8 @@ __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint6
   int stage = 0, prev = -1;
   unsigned phase = 0;
   int turn = 0;  // KB = 64: the stage's consumer
-  for (int u = blockIdx.x; u < p.nunits; u += gridDim.x) {
-    const Unit w = unit_of(p, u, KB);
+  UnitWalk walk = start_walk(p);
+  for (Unit w; next_unit(p, walk, KB, w);) {
 #pragma unroll
     for (int m = 0; m < kM; ++m) {
 #pragma unroll
@@ -318,6 +371,28 @@ __global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int pa
   blend_store<TO, float>(dw, e + 3, s.w, alpha, beta);
 }
 
+// Stream-K: the same sum over each tile's own parts (its segments, in block
+// order; `pps` partials per segment), `blocks` the grid of the main kernel.
+template <class TO>
+__global__ void wgrad_wgmma_sum_stream_k_kernel(const float *__restrict__ partial, WgradArgs p, int kb, int pps,
+                                                int blocks, int elems, TO *dw, float alpha, float beta) {
+  const int e = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  if (e >= elems) return;
+  const int c = e % p.C, tap = (e / p.C) % 9, k = e / (9 * p.C);
+  const int r = (p.flip ? 8 - tap : tap) / 3;  // CONVOLUTION mode: dw's taps reversed
+  const int t = ((k / kb) * 3 + r) * p.cblocks + c / 64;
+  const int parts = (last_block(p, t, blocks) - first_block(p, t, blocks) + 1) * pps;
+  float4 s = *reinterpret_cast<const float4 *>(partial + e);
+  for (int q = 1; q < parts; ++q) {
+    const float4 v = *reinterpret_cast<const float4 *>(partial + static_cast<long long>(q) * elems + e);
+    s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+  }
+  blend_store<TO, float>(dw, e, s.x, alpha, beta);
+  blend_store<TO, float>(dw, e + 1, s.y, alpha, beta);
+  blend_store<TO, float>(dw, e + 2, s.z, alpha, beta);
+  blend_store<TO, float>(dw, e + 3, s.w, alpha, beta);
+}
+
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns the path off (the mma.sync kernel then
 // runs these problems).
 bool switched_on() {
@@ -331,6 +406,16 @@ int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 
 // for measurements: launch_conv_wgrad_wgmma).
 int default_stages(int kb) { return kb == 256 ? 4 : kb == 128 ? 5 : 6; }
 
+// The stream-K grid: a block per multiprocessor, never more blocks than
+// (tile, chunk) pairs (every block's range then holds one at least);
+// FREEDNN_CONV_WGRAD_WGMMA_BLOCKS=<n> caps it (tests: ranges across several
+// tiles on small problems). Read when planning and launching alike.
+int stream_k_blocks(const WgradArgs &p) {
+  long long b = std::min<long long>(sm_count(), static_cast<long long>(p.ntiles) * p.nchunks);
+  if (const long long cap = env_long("FREEDNN_CONV_WGRAD_WGMMA_BLOCKS", 0); cap > 0) b = std::min(b, cap);
+  return static_cast<int>(b);
+}
+
 WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   WgradArgs p;
   p.x = static_cast<const uint16_t *>(a.B);
@@ -340,10 +425,11 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   p.adv_p = kPix / p.Q, p.adv_q = kPix % p.Q;
   p.npix = a.N * a.P;
   p.nchunks = (p.npix + kPix - 1) / kPix;
-  p.splits = splits;
+  p.stream_k = splits == kWgradStreamK ? 1 : 0;
+  p.splits = p.stream_k ? 1 : splits;
   p.cblocks = p.C / 64;
   p.ntiles = p.cblocks * 3 * (p.K / kb);
-  p.nunits = p.ntiles * splits;
+  p.nunits = p.ntiles * p.splits;
   p.stages = default_stages(kb);
   p.x_via_l1 = 1;
   // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0: x by the cp.async gather.
@@ -373,7 +459,7 @@ void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
   CUtensorMap xmap{};
   if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix))
     p.x_via_tma = 0;
-  const int blocks = std::min(p.nunits, sms);
+  const int blocks = p.stream_k ? stream_k_blocks(p) : std::min(p.nunits, sms);
   kernel<<<blocks, kThreads, smem, stream>>>(p, dymap, xmap);
   check_launch("wgrad_wgmma_kernel");
 }
@@ -385,11 +471,24 @@ void launch_rows(const WgradArgs &p, int kb, const void *dy, int sms, cudaStream
   return launch_kernel<Bf16, 64>(p, dy, sms, stream);
 }
 
-// The sum of the parts into dw.
-void launch_sum(const ConvArgs &a, ConvTypes t, int parts, const float *partial, cudaStream_t stream) {
+// The sum of the parts of p (made by make_args for kb) into dw.
+void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cudaStream_t stream) {
   const int elems = a.Kg * 9 * a.Cg;  // a multiple of 4 (C % 64 == 0)
   const int blocks = (elems / 4 + 255) / 256;
   const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
+  const float *partial = p.partial;
+  if (p.stream_k) {
+    const int grid = stream_k_blocks(p);
+    if (t == ConvTypes::bf16)
+      wgrad_wgmma_sum_stream_k_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(
+          partial, p, kb, parts_per_split(kb), grid, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
+    else
+      wgrad_wgmma_sum_stream_k_kernel<half_bits><<<blocks, 256, 0, stream>>>(
+          partial, p, kb, parts_per_split(kb), grid, elems, static_cast<half_bits *>(a.dst), alpha, beta);
+    check_launch("wgrad_wgmma_sum_stream_k_kernel");
+    return;
+  }
+  const int parts = p.splits * parts_per_split(kb);
   if (t == ConvTypes::bf16)
     wgrad_wgmma_sum_kernel<bf16_bits>
         <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
@@ -397,6 +496,18 @@ void launch_sum(const ConvArgs &a, ConvTypes t, int parts, const float *partial,
     wgrad_wgmma_sum_kernel<half_bits>
         <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<half_bits *>(a.dst), alpha, beta);
   check_launch("wgrad_wgmma_sum_kernel");
+}
+
+// Bytes of the float partials of `splits` parts (or stream-K) of tiles of kb rows.
+size_t partial_bytes(const ConvArgs &a, int kb, int splits) {
+  const size_t part_bytes = static_cast<size_t>(parts_per_split(kb)) * a.Kg * 9 * a.Cg * 4;
+  if (splits != kWgradStreamK) return static_cast<size_t>(splits) * part_bytes;
+  // Stream-K: as many parts as the tile with the most segments.
+  const WgradArgs p = make_args(a, kb, splits, nullptr);
+  const int blocks = stream_k_blocks(p);
+  int most = 1;
+  for (int t = 0; t < p.ntiles; ++t) most = std::max(most, last_block(p, t, blocks) - first_block(p, t, blocks) + 1);
+  return static_cast<size_t>(most) * part_bytes;
 }
 
 }  // namespace
@@ -440,6 +551,20 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
     if (best_t < 0 || t < best_t) best_t = t, best = static_cast<int>(s);
   }
   int s = best;
+  // Stream-K: every block the same share of the (tile, chunk) pairs (no
+  // idle multiprocessors where the tiles are fewer than them), at the price
+  // of a partial per block boundary inside a tile: at most blocks + tiles - 1
+  // segments, each writing and the sum reading its tile's partials. H100,
+  // f16 512x7 batch 256 (48 tiles of 256 rows): 2 split parts kept 96 of
+  // 132 multiprocessors busy.
+  const int64_t pairs = tiles * nchunks, blocks = std::min<int64_t>(sms, pairs), segs = blocks + tiles - 1;
+  const double seg_bytes = double(kb) * 192 * 4 * parts_per_split(kb);
+  const double t_sk = double((pairs + blocks - 1) / blocks + 4 * ((segs + blocks - 1) / blocks)) * stage_us +
+                      2 * double(segs) * seg_bytes / 3.0e6;
+  // FREEDNN_CONV_WGRAD_WGMMA_STREAM_K=1 / 0 forces / forbids it (tests,
+  // measurements).
+  const long sk = env_long("FREEDNN_CONV_WGRAD_WGMMA_STREAM_K", -1);
+  if (sk == 1 || (sk != 0 && t_sk < best_t)) s = kWgradStreamK;
   // FREEDNN_CONV_WGRAD_WGMMA_SPLITS=<n> forces the number of parts (tests,
   // measurements); parts past the pixel chunks run empty and write zeros.
   if (const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_SPLITS"); v != nullptr && std::atoi(v) > 0)
@@ -447,9 +572,7 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   return s;
 }
 
-size_t conv_wgrad_wgmma_scratch(const ConvArgs &a, int splits) {
-  return static_cast<size_t>(splits) * parts_per_split(tile_rows(a)) * a.Kg * 9 * a.Cg * 4;
-}
+size_t conv_wgrad_wgmma_scratch(const ConvArgs &a, int splits) { return partial_bytes(a, tile_rows(a), splits); }
 
 void launch_conv_wgrad_wgmma(const ConvArgs &a, ConvTypes t, int splits, void *scratch, void *stream) {
   const int kb = tile_rows(a);
@@ -466,7 +589,7 @@ void launch_conv_wgrad_wgmma(const ConvArgs &a, ConvTypes t, int splits, void *s
     launch_rows<true>(p, kb, a.A, sm_count(), st);
   else
     launch_rows<false>(p, kb, a.A, sm_count(), st);
-  launch_sum(a, t, splits * parts_per_split(kb), p.partial, st);
+  launch_sum(a, t, p, kb, st);
 }
 
 }  // namespace fdnn::cuda

@@ -8,7 +8,7 @@
 //
 // A warp-specialized persistent kernel (see the .cu): tiles of 64, 128 or
 // 256 k (the most K allows) x (the 3 taps s of one filter row r) x 64 c over
-// split parts of the pixels; every part writes float partials to the
+// split parts of the pixels (or stream-K runs of them); every part writes float partials to the
 // scratch and a second kernel sums them into dw as alpha * sum + beta * dw
 // (beta = 0 never reads dw). H100, HALF NHWC, ten calls back to back
 // (tests/oracle_gpu/wgrad_wgmma_harness.cu, 2026-11-23, NVIDIA cuDNN 9's
@@ -30,9 +30,13 @@ namespace fdnn::cuda {
 // with the kernel built for sm_90a, and the switch on. Read when a plan is
 // made.
 bool conv_wgrad_wgmma_applies(const ConvArgs &a, ConvTypes t);
-// The number of split parts of the pixels for a (a wave model, see the .cu).
+// conv_wgrad_wgmma_splits's answer for stream-K: every block of the grid
+// takes an equal run of the (tile, pixel chunk) pairs, across tiles.
+constexpr int kWgradStreamK = -1;
+// The number of split parts of the pixels for a, or kWgradStreamK (a wave
+// model, see the .cu).
 int conv_wgrad_wgmma_splits(const ConvArgs &a);
-// Bytes of scratch for the float partials of `splits` parts.
+// Bytes of scratch for the float partials of `splits` parts (or stream-K's).
 size_t conv_wgrad_wgmma_scratch(const ConvArgs &a, int splits);
 // a.A = dy, a.B = x (16-byte aligned), a.dst = dw, alpha, beta as the call's;
 // scratch holds conv_wgrad_wgmma_scratch bytes.

@@ -950,11 +950,14 @@ TEST(Convolution, WgradGemmSwitchedOff) {
 // K = 64 and 192 its 64-row ones (two consumers taking stages in turn).
 // `on` is FREEDNN_CONV_WGRAD_WGMMA ("1", the default, or "0"),
 // `splits` forces that many split parts (more than the pixel chunks: some
-// parts empty). One KCRS problem (not the kernel's layout) checks the fall
-// back. On CPU handles the same problems run on the CPU engines.
-void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits) {
+// parts empty), `stream_k_blocks` stream-K on that many blocks. One KCRS
+// problem (not the kernel's layout) checks the fall back. On CPU handles
+// the same problems run on the CPU engines.
+void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits, const char *stream_k_blocks = nullptr) {
   const ScopedEnv path("FREEDNN_CONV_WGRAD_WGMMA", on);
   const ScopedEnv parts("FREEDNN_CONV_WGRAD_WGMMA_SPLITS", splits);
+  const ScopedEnv stream_k("FREEDNN_CONV_WGRAD_WGMMA_STREAM_K", stream_k_blocks ? "1" : nullptr);
+  const ScopedEnv grid("FREEDNN_CONV_WGRAD_WGMMA_BLOCKS", stream_k_blocks);
   Handle h;
   Rng rng(seed);
   const FewChannelShape shapes[] = {
@@ -983,6 +986,13 @@ TEST(Convolution, WgradWgmma) { check_wgrad_wgmma_shapes(test_seed(432), "1", nu
 TEST(Convolution, WgradWgmmaSplit) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   check_wgrad_wgmma_shapes(test_seed(433), "1", "7");
+}
+
+// Stream-K on a grid of 5 blocks: each block's run of (tile, pixel chunk)
+// pairs crosses tiles, a tile's parts come from several blocks (GPU only).
+TEST(Convolution, WgradWgmmaStreamK) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_wgrad_wgmma_shapes(test_seed(440), "1", nullptr, "5");
 }
 
 // The same problems on the mma.sync kernel (FREEDNN_CONV_WGRAD_WGMMA=0).

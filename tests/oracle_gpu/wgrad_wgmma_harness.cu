@@ -98,7 +98,7 @@ static void compare(const char *what, const Prob &p, const std::vector<uint16_t>
 }
 
 // A variant: tile height (0: the library's), ring depth (0: the tile's
-// default), split parts (0: the library's), x through L1 (the cp.async
+// default), split parts (0: the library's, kWgradStreamK: stream-K), x through L1 (the cp.async
 // gather), x by the copy engine's im2col copies (the library's default).
 struct Variant {
   int kb = 0, stages = 0, splits = 0, x_via_l1 = 1, x_via_tma = 1;
@@ -111,8 +111,8 @@ static const size_t kScratchBytes = size_t{600} << 20;
 
 static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_t st) {
   const int kb = v.kb > 0 ? v.kb : fc::tile_rows(a);
-  const int splits = v.splits > 0 ? v.splits : fc::conv_wgrad_wgmma_splits(a);
-  if (static_cast<size_t>(splits) * fc::parts_per_split(kb) * a.Kg * 9 * a.Cg * 4 > kScratchBytes) {
+  const int splits = v.splits != 0 ? v.splits : fc::conv_wgrad_wgmma_splits(a);
+  if (fc::partial_bytes(a, kb, splits) > kScratchBytes) {
     std::printf("FAIL scratch too small\n");
     std::exit(1);
   }
@@ -124,7 +124,7 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_
     fc::launch_rows<true>(p, kb, a.A, fc::sm_count(), st);
   else
     fc::launch_rows<false>(p, kb, a.A, fc::sm_count(), st);
-  fc::launch_sum(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, splits * fc::parts_per_split(kb), g_scratch, st);
+  fc::launch_sum(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, p, kb, st);
 }
 
 static void check(const Prob &p) {
@@ -153,11 +153,21 @@ static void check(const Prob &p) {
     variants.push_back({kb, 0, 2, 1, 0});
     variants.push_back({kb, 0, nchunks + 2, 1});  // parts past the chunks run empty
     variants.push_back({kb, minst + 1, std::max(1, nchunks / 2), 1});
+    variants.push_back({kb, 0, fc::kWgradStreamK, 1, 1});  // a block per multiprocessor
+    variants.push_back({kb, minst, fc::kWgradStreamK, 1, 0});
   }
-  for (const Variant &v : variants) {
+  const int nv = static_cast<int>(variants.size());
+  // Stream-K on 3 and 7 blocks: ranges across several tiles.
+  for (int i = 0; i < nv; ++i)
+    if (variants[i].splits == fc::kWgradStreamK) variants.push_back(variants[i]);
+  for (int i = 0; i < static_cast<int>(variants.size()); ++i) {
+    const Variant &v = variants[i];
+    const char *cap = i < nv ? nullptr : i % 2 ? "3" : "7";
+    if (cap) setenv("FREEDNN_CONV_WGRAD_WGMMA_BLOCKS", cap, 1);
     CK(cudaMemcpy(d_dw, dw0.data(), dw0.size() * 2, cudaMemcpyHostToDevice));
     CK(cudaMemset(g_scratch, 0xFF, kScratchBytes));  // NaN partials: every part must be written
     launch_with(a, p.bf16, v, 0);
+    if (cap) unsetenv("FREEDNN_CONV_WGRAD_WGMMA_BLOCKS");
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     std::vector<uint16_t> out(dw0.size());
@@ -166,8 +176,8 @@ static void check(const Prob &p) {
     if (v.kb == 0)
       std::snprintf(name, sizeof name, "library's choice");
     else
-      std::snprintf(name, sizeof name, "rows %d st%d parts %d %s", v.kb, v.stages, v.splits,
-                    v.x_via_tma ? "im2col" : v.x_via_l1 ? "ca" : "cg");
+      std::snprintf(name, sizeof name, "rows %d st%d parts %d%s %s", v.kb, v.stages, v.splits,
+                    cap ? (i % 2 ? " (3 blocks)" : " (7 blocks)") : "", v.x_via_tma ? "im2col" : v.x_via_l1 ? "ca" : "cg");
     compare(name, p, out, ref);
   }
   CK(cudaFree(d_x));
@@ -200,10 +210,14 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     for (int stages = 2; stages <= fc::max_stages(vkb); ++stages) {
       if (vkb == 64 && (stages < 4 || stages % 2 != 0)) continue;
       if (!sweep && stages != fc::default_stages(vkb)) continue;
-      for (double f : {0.5, 1.0, 2.0}) {
-        if (!sweep && f != 1.0) continue;
-        // Splits scale with the tile count so that units fill the machine alike.
-        const int s = std::max(1, static_cast<int>(splits * f * kb / vkb + 0.5));
+      // Split counts around the chosen one (they scale with the tile count
+      // so that units fill the machine alike), and stream-K.
+      const int base = splits == fc::kWgradStreamK ? 2 : splits;
+      std::vector<int> parts;
+      for (double f : {0.5, 1.0, 2.0})
+        if (sweep || f == 1.0) parts.push_back(std::max(1, static_cast<int>(base * f * kb / vkb + 0.5)));
+      parts.push_back(fc::kWgradStreamK);
+      for (int s : parts) {
         for (int l1 = sweep ? 0 : 1; l1 < 3; ++l1) {  // 2: x by im2col copies
           const Variant v{vkb, stages, s, l1 > 0, l1 == 2};
           const double ms = median_ms_per_call([&] { launch_with(a, false, v, st); }, st);
