@@ -229,7 +229,8 @@ struct Setup {
   std::shared_ptr<const ConvWgradGemm> wgrad_gemm;
   // The 3x3 filter gradient on wgmma (convolution_wgrad_wgmma.hpp), where
   // wgrad_gemm was not taken, when dy and x are 16-byte aligned: its split
-  // parts (0: not this path), float partials from the scratch's offset 0.
+  // parts or kWgradStreamK, float partials from the scratch's offset 0.
+  bool wgrad_wgmma = false;
   int wgmma_splits = 0;
   // The forward on wgmma (convolution_fwd_wgmma.hpp), tried before the mma
   // kernel when x and w are 16-byte aligned and y 4-byte aligned.
@@ -610,6 +611,7 @@ Setup make_setup(Family f, const graph::Graph &g) {
       conv_wgrad_gemm_wanted(a, s.types, wgrad_wgmma))
     s.wgrad_gemm = ConvWgradGemm::make(a, s.types);
   if (wgrad_wgmma && !s.wgrad_gemm) {
+    s.wgrad_wgmma = true;
     s.wgmma_splits = conv_wgrad_wgmma_splits(a);
     s.scratch = std::max(s.scratch, conv_wgrad_wgmma_scratch(a, s.wgmma_splits));
   }
@@ -648,7 +650,7 @@ class Plan final : public ExecutionPlan {
       s_.wgrad_gemm->run(a, pack.scratch, ctx.stream);
       return;
     }
-    if (s_.wgmma_splits > 0 && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
+    if (s_.wgrad_wgmma && aligned_to(a.A, 16) && aligned_to(a.B, 16)) {
       launch_conv_wgrad_wgmma(a, s_.types, s_.wgmma_splits, pack.scratch, ctx.stream);
       return;
     }
