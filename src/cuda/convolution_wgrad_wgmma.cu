@@ -354,34 +354,21 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// dw[e] = alpha * (sum of the parts) + beta * dw[e], 4 elements per thread.
+// dw[e] = alpha * (sum of the parts) + beta * dw[e], 4 elements per thread:
+// `parts` partials for every element, or (stream-K: parts = 0) those of the
+// element's tile, its segments in block order with `pps` partials each
+// (`blocks`: the main kernel's grid).
 template <class TO>
-__global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int parts, int elems, TO *dw, float alpha,
-                                       float beta) {
+__global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int parts, WgradArgs p, int kb, int pps,
+                                       int blocks, int elems, TO *dw, float alpha, float beta) {
   const int e = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
   if (e >= elems) return;
-  float4 s = *reinterpret_cast<const float4 *>(partial + e);
-  for (int q = 1; q < parts; ++q) {
-    const float4 v = *reinterpret_cast<const float4 *>(partial + static_cast<long long>(q) * elems + e);
-    s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+  if (parts == 0) {
+    const int c = e % p.C, tap = (e / p.C) % 9, k = e / (9 * p.C);
+    const int r = (p.flip ? 8 - tap : tap) / 3;  // CONVOLUTION mode: dw's taps reversed
+    const int t = ((k / kb) * 3 + r) * p.cblocks + c / 64;
+    parts = (last_block(p, t, blocks) - first_block(p, t, blocks) + 1) * pps;
   }
-  blend_store<TO, float>(dw, e, s.x, alpha, beta);
-  blend_store<TO, float>(dw, e + 1, s.y, alpha, beta);
-  blend_store<TO, float>(dw, e + 2, s.z, alpha, beta);
-  blend_store<TO, float>(dw, e + 3, s.w, alpha, beta);
-}
-
-// Stream-K: the same sum over each tile's own parts (its segments, in block
-// order; `pps` partials per segment), `blocks` the grid of the main kernel.
-template <class TO>
-__global__ void wgrad_wgmma_sum_stream_k_kernel(const float *__restrict__ partial, WgradArgs p, int kb, int pps,
-                                                int blocks, int elems, TO *dw, float alpha, float beta) {
-  const int e = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-  if (e >= elems) return;
-  const int c = e % p.C, tap = (e / p.C) % 9, k = e / (9 * p.C);
-  const int r = (p.flip ? 8 - tap : tap) / 3;  // CONVOLUTION mode: dw's taps reversed
-  const int t = ((k / kb) * 3 + r) * p.cblocks + c / 64;
-  const int parts = (last_block(p, t, blocks) - first_block(p, t, blocks) + 1) * pps;
   float4 s = *reinterpret_cast<const float4 *>(partial + e);
   for (int q = 1; q < parts; ++q) {
     const float4 v = *reinterpret_cast<const float4 *>(partial + static_cast<long long>(q) * elems + e);
@@ -476,25 +463,14 @@ void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cuda
   const int elems = a.Kg * 9 * a.Cg;  // a multiple of 4 (C % 64 == 0)
   const int blocks = (elems / 4 + 255) / 256;
   const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
-  const float *partial = p.partial;
-  if (p.stream_k) {
-    const int grid = stream_k_blocks(p);
-    if (t == ConvTypes::bf16)
-      wgrad_wgmma_sum_stream_k_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(
-          partial, p, kb, parts_per_split(kb), grid, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
-    else
-      wgrad_wgmma_sum_stream_k_kernel<half_bits><<<blocks, 256, 0, stream>>>(
-          partial, p, kb, parts_per_split(kb), grid, elems, static_cast<half_bits *>(a.dst), alpha, beta);
-    check_launch("wgrad_wgmma_sum_stream_k_kernel");
-    return;
-  }
-  const int parts = p.splits * parts_per_split(kb);
+  const int pps = parts_per_split(kb), parts = p.stream_k ? 0 : p.splits * pps;
+  const int grid = p.stream_k ? stream_k_blocks(p) : 0;
   if (t == ConvTypes::bf16)
-    wgrad_wgmma_sum_kernel<bf16_bits>
-        <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<bf16_bits *>(a.dst), alpha, beta);
+    wgrad_wgmma_sum_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, grid, elems,
+                                                                   static_cast<bf16_bits *>(a.dst), alpha, beta);
   else
-    wgrad_wgmma_sum_kernel<half_bits>
-        <<<blocks, 256, 0, stream>>>(partial, parts, elems, static_cast<half_bits *>(a.dst), alpha, beta);
+    wgrad_wgmma_sum_kernel<half_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, grid, elems,
+                                                                   static_cast<half_bits *>(a.dst), alpha, beta);
   check_launch("wgrad_wgmma_sum_kernel");
 }
 
