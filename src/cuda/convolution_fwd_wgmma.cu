@@ -21,7 +21,11 @@
 // by the stage with m64nBNk16 wgmmas, keeps one wgmma group in flight, and
 // hands the stage before back through an "empty" mbarrier. The producer
 // runs ahead into the next tile while the consumers store the last one, so
-// there is no block-wide barrier anywhere in the loop.
+// there is no block-wide barrier anywhere in the loop. With beta = 0 a
+// consumer stages its outputs in shared memory and hands them to TMA
+// stores, so its next tile's wgmmas start while the copy engine writes y
+// (store_tile_tma). A data gradient's own filter can come in place as B
+// (BT: boxes of its rows, an MN-major operand; launch_conv_dgrad_wgmma).
 //
 // The run-time variants (ring depth, step order, cp.async.cg for A, cp.async
 // for B) are the harness's measurements (tests/oracle_gpu/fwd_wgmma_harness.cu);
@@ -289,8 +293,9 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
 // goes on with its next tile. The staging is rewritten only after the
 // stores before have read it.
 template <bool Bf16, int BN, int MW>
-__device__ __forceinline__ void store_tile_tma(const FwdArgs &p, const CUtensorMap &ymap, const float (&acc)[MW][BN / 2],
-                                               uint32_t staging, int row0, int k0, int wg) {
+__device__ __forceinline__ void store_tile_tma(const FwdArgs &p, const CUtensorMap &ymap,
+                                               const float (&acc)[MW][BN / 2], uint32_t staging, int row0, int k0,
+                                               int wg) {
   constexpr int kBlockBytes = MW * 64 * kRowBytes;
   const int t = threadIdx.x & 127, warp = t >> 5, lane = t & 31;
   if (t == 0) wgmma::bulk_wait_group_read<0>();
@@ -600,7 +605,9 @@ bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *stream) {
 
 }  // namespace
 
-void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) { launch_chosen_tile(make_args(a), t, stream); }
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) {
+  launch_chosen_tile(make_args(a), t, stream);
+}
 
 bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *stream) {
   if (dgrad.G != 1 || !aligned_to(dgrad.B, 16)) return false;

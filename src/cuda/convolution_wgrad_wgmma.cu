@@ -146,7 +146,6 @@ __device__ __forceinline__ bool next_unit(const WgradArgs &p, UnitWalk &walk, in
   return true;
 }
 
-
 #if FREEDNN_WGMMA_COMPILED
 // Output pixel `pix` as (image n, row pp, column q).
 __device__ __forceinline__ void decode_pixel(const WgradArgs &p, int pix, int &n, int &pp, int &q) {
@@ -540,7 +539,8 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   // FREEDNN_CONV_WGRAD_WGMMA_STREAM_K=1 / 0 forces / forbids it (tests,
   // measurements).
   const long sk = env_long("FREEDNN_CONV_WGRAD_WGMMA_STREAM_K", -1);
-  if (sk == 1 || (sk != 0 && t_sk < best_t)) s = kWgradStreamK;
+  const bool sk_fits = partial_bytes(a, kb, kWgradStreamK) <= size_t{256} << 20;  // as the split parts
+  if (sk == 1 || (sk != 0 && sk_fits && t_sk < best_t)) s = kWgradStreamK;
   // FREEDNN_CONV_WGRAD_WGMMA_SPLITS=<n> forces the number of parts (tests,
   // measurements); parts past the pixel chunks run empty and write zeros.
   if (const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_SPLITS"); v != nullptr && std::atoi(v) > 0)

@@ -953,7 +953,8 @@ TEST(Convolution, WgradGemmSwitchedOff) {
 // parts empty), `stream_k_blocks` stream-K on that many blocks. One KCRS
 // problem (not the kernel's layout) checks the fall back. On CPU handles
 // the same problems run on the CPU engines.
-void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits, const char *stream_k_blocks = nullptr) {
+void check_wgrad_wgmma_shapes(uint64_t seed, const char *on, const char *splits,
+                              const char *stream_k_blocks = nullptr) {
   const ScopedEnv path("FREEDNN_CONV_WGRAD_WGMMA", on);
   const ScopedEnv parts("FREEDNN_CONV_WGRAD_WGMMA_SPLITS", splits);
   const ScopedEnv stream_k("FREEDNN_CONV_WGRAD_WGMMA_STREAM_K", stream_k_blocks ? "1" : nullptr);
@@ -1080,10 +1081,11 @@ TEST(Convolution, FwdWgmmaSwitchedOff) {
 
 // The forward GEMM algorithm and the data gradient's ALGO_0 on pointwise
 // HALF / BFLOAT16 NHWC problems: one cuBLASLt matrix product on the GPU
-// (cuda.conv.gemm_1x1), so they must be supported there. C and K that are and are not multiples of 8 (row
-// strides not 16-byte multiples), K = 1 and 3, images with gaps between them
-// (a batched product), KRSC and KCRS filters (the same for 1x1), each
-// problem with beta = 0 on a NaN-poisoned y and with beta != 0.
+// (cuda.conv.gemm_1x1), so they must be supported there. C and K that are
+// and are not multiples of 8 (row strides not 16-byte multiples), K = 1
+// and 3, images with gaps between them (a batched product), KRSC and KCRS
+// filters (the same for 1x1), each problem with beta = 0 on a NaN-poisoned
+// output and with beta != 0.
 TEST(Convolution, Gemm1x1HalfNhwc) {
   Handle h(pointwise_gemm_engine());
   Rng rng(test_seed(438));
