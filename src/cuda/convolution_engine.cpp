@@ -625,10 +625,29 @@ class Plan final : public ExecutionPlan {
   Plan(const Engine &e, Family f, const graph::Graph &g) : ExecutionPlan(e), family_(f), s_(make_setup(f, g)) {}
   size_t workspace_size() const override { return s_.workspace; }
   size_t scratch_size() const override { return s_.scratch; }
+  // The kernel the plan runs, in execute's order, when the pointers are
+  // aligned as that kernel wants (execute falls back otherwise): for
+  // FREEDNN_VERBOSE and the bench's engine column.
   std::string detail() const override {
     if (s_.wgrad_gemm) return s_.wgrad_gemm->detail();
+    if (s_.wgrad_wgmma)
+      return s_.wgmma_splits == kWgradStreamK ? std::string("wgmma filter gradient, stream-K")
+                                              : cat("wgmma filter gradient, ", s_.wgmma_splits, " split parts");
+    if (s_.fwd_wgmma) return "wgmma forward";
+    if (s_.stem_dgrad) return "few-channel data gradient (stem kernel)";
     if (s_.dgrad_gemm) return s_.dgrad_gemm->detail();
-    return s_.as_fwd ? "data gradient as a forward convolution" : "";
+    if (s_.narrow_wgrad_blocks > 0) return "few-channel filter gradient (FMA register tiles)";
+    if (s_.narrow) return "few-channel data gradient";
+    if (s_.stem) return "few-channel forward (stem kernel)";
+    if (s_.stem_wgrad) return "few-channel filter gradient (stem kernel)";
+    if (s_.pad8) return "tensor cores on 8-channel copies";
+    if (s_.as_fwd && s_.as_fwd_wgmma)
+      return s_.as_fwd_in_place ? "data gradient as a wgmma forward, filter in place"
+                                : "data gradient as a wgmma forward, transformed filter";
+    if (s_.as_fwd) return "data gradient as an mma.sync forward";
+    if (family_ == Family::direct) return "direct kernel";
+    if (family_ == Family::gemm) return "im2col + FMA GEMM";
+    return s_.mma ? "mma.sync implicit GEMM" : s_.wmma ? "WMMA implicit GEMM" : "FMA implicit GEMM";
   }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
