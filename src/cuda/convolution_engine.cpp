@@ -424,8 +424,7 @@ bool mma_split_model() {
 }
 
 bool mma_enabled() {
-  const char *v = std::getenv("FREEDNN_CONV_MMA");
-  return v == nullptr || std::strcmp(v, "0") != 0;
+  return env_on("FREEDNN_CONV_MMA");
 }
 
 // Packed channels-innermost strides of dims [N, C, spatial...].
@@ -470,8 +469,7 @@ bool setup_pad8(const ConvGeometry &geo, Setup &s) {
 // FREEDNN_CONV_DGRAD_AS_FWD=0 keeps the data gradient's own GEMM view on
 // the mma kernel (for comparisons); read when a plan is made.
 bool dgrad_as_fwd_enabled() {
-  const char *v = std::getenv("FREEDNN_CONV_DGRAD_AS_FWD");
-  return v == nullptr || std::strcmp(v, "0") != 0;
+  return env_on("FREEDNN_CONV_DGRAD_AS_FWD");
 }
 
 // The data gradient of s (on the mma kernel) as a forward convolution:

@@ -37,8 +37,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/env_words.hpp"
 #include "cuda/convolution_fwd_wgmma.hpp"
@@ -470,10 +468,7 @@ bool im2col_copies() {
   return on;
 }
 
-bool switched_on() {
-  const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA");
-  return v == nullptr || std::strcmp(v, "0") != 0;
-}
+bool switched_on() { return env_on("FREEDNN_CONV_FWD_WGMMA"); }
 
 // The tile for M output pixels and K channels on `sms` multiprocessors: the
 // one with the least estimated time, counted as the tiles of the busiest
@@ -531,6 +526,13 @@ bool launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   p.ntiles_k = p.K / BN;
   p.ntiles = (p.M + tile_rows(MW) - 1) / tile_rows(MW) * p.ntiles_k;
   CUtensorMap wmap{}, xmap{}, ymap{};
+  if (p.b_trans) {
+    if (!filter_map(p, BN, &wmap)) return false;
+    p.b_via_tma = 1;
+  } else if (p.b_via_tma && !filter_map(p, BN, &wmap)) {
+    p.b_via_tma = 0;
+  }
+  if (p.a_via_tma && (!p.b_via_tma || !im2col_map(p, tile_rows(MW), &xmap))) p.a_via_tma = 0;
   if (p.y_via_tma) {
     DeviceFacts f;
     const bool room = current_device_facts(f) && f.smem_optin >= smem_bytes(BN, MW, max_stages_staged(BN, MW), true);
@@ -545,18 +547,11 @@ bool launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   // im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
-  if (p.b_trans) {
-    if (!filter_map(p, BN, &wmap)) return false;
-    p.b_via_tma = 1;
-  } else if (p.b_via_tma && !filter_map(p, BN, &wmap)) {
-    p.b_via_tma = 0;
-  }
-  if (p.a_via_tma && (!p.b_via_tma || !im2col_map(p, tile_rows(MW), &xmap))) p.a_via_tma = 0;
   // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
   // then still hand each block several tiles, the ring running across them).
   int blocks = std::min(p.ntiles, sms);
-  if (const char *v = std::getenv("FREEDNN_CONV_FWD_WGMMA_BLOCKS"); v != nullptr && std::atoi(v) > 0)
-    blocks = std::min(blocks, std::atoi(v));
+  if (const long cap = env_long("FREEDNN_CONV_FWD_WGMMA_BLOCKS", 0); cap > 0)
+    blocks = static_cast<int>(std::min<long>(blocks, cap));
   kernel<<<blocks, kThreads, smem, stream>>>(p, wmap, xmap, ymap);
   check_launch("fwd_wgmma_kernel");
   return true;
@@ -569,6 +564,13 @@ bool launch_tile(const FwdArgs &p, FwdTile t, int sms, cudaStream_t stream) {
   if (t.bn == 128 && t.mw == 1) return launch_tile_kernel<Bf16, 128, 1>(p, sms, stream);
   if (t.bn == 64 && t.mw == 2) return launch_tile_kernel<Bf16, 64, 2>(p, sms, stream);
   return launch_tile_kernel<Bf16, 64, 1>(p, sms, stream);
+}
+
+bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *stream) {
+  const int sms = sm_count();
+  const FwdTile tile = choose_tile(p.M, p.K, sms);
+  return t == ConvTypes::bf16 ? launch_tile<true>(p, tile, sms, as_stream(stream))
+                              : launch_tile<false>(p, tile, sms, as_stream(stream));
 }
 
 }  // namespace
@@ -593,17 +595,6 @@ bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   if (int64_t{R} * S * (C / 64) < 4) return false;
   return switched_on() && device_runs_wgmma(kRingBudget + 2048);
 }
-
-namespace {
-
-bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *stream) {
-  const int sms = sm_count();
-  const FwdTile tile = choose_tile(p.M, p.K, sms);
-  return t == ConvTypes::bf16 ? launch_tile<true>(p, tile, sms, as_stream(stream))
-                              : launch_tile<false>(p, tile, sms, as_stream(stream));
-}
-
-}  // namespace
 
 void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) {
   launch_chosen_tile(make_args(a), t, stream);

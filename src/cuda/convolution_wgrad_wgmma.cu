@@ -30,8 +30,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "core/env_words.hpp"
 #include "cuda/convolution_index.cuh"
@@ -74,6 +72,7 @@ struct WgradArgs {
   // tile-major order, as runs of one tile's chunks (segments); a tile's
   // segments write parts 0, 1, .. in block order (see first_block).
   int stream_k;
+  int blocks;  // the grid (grid_blocks)
   int stages;
   int x_via_l1;  // cp.async.ca (through L1) for x rather than .cg
   // x's 3 slabs by the copy engine's im2col copies (one thread issues every
@@ -381,10 +380,7 @@ __global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int pa
 
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns the path off (the mma.sync kernel then
 // runs these problems).
-bool switched_on() {
-  const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA");
-  return v == nullptr || std::strcmp(v, "0") != 0;
-}
+bool switched_on() { return env_on("FREEDNN_CONV_WGRAD_WGMMA"); }
 
 // Rows of a tile: the most K allows (more reuse of each x stage).
 int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 0 ? 128 : 64; }
@@ -392,11 +388,12 @@ int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 
 // for measurements: launch_conv_wgrad_wgmma).
 int default_stages(int kb) { return kb == 256 ? 4 : kb == 128 ? 5 : 6; }
 
-// The stream-K grid: a block per multiprocessor, never more blocks than
+// The grid: for stream-K a block per multiprocessor, never more blocks than
 // (tile, chunk) pairs (every block's range then holds one at least);
 // FREEDNN_CONV_WGRAD_WGMMA_BLOCKS=<n> caps it (tests: ranges across several
 // tiles on small problems). Read when planning and launching alike.
-int stream_k_blocks(const WgradArgs &p) {
+int grid_blocks(const WgradArgs &p) {
+  if (!p.stream_k) return std::min(p.nunits, sm_count());
   long long b = std::min<long long>(sm_count(), static_cast<long long>(p.ntiles) * p.nchunks);
   if (const long long cap = env_long("FREEDNN_CONV_WGRAD_WGMMA_BLOCKS", 0); cap > 0) b = std::min(b, cap);
   return static_cast<int>(b);
@@ -416,6 +413,7 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   p.cblocks = p.C / 64;
   p.ntiles = p.cblocks * 3 * (p.K / kb);
   p.nunits = p.ntiles * p.splits;
+  p.blocks = grid_blocks(p);
   p.stages = default_stages(kb);
   p.x_via_l1 = 1;
   // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0: x by the cp.async gather.
@@ -425,7 +423,7 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
 }
 
 template <bool Bf16, int KB>
-void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
+void launch_kernel(WgradArgs p, const void *dy, cudaStream_t stream) {
   if (p.stages < 2 || p.stages > max_stages(KB)) p.stages = default_stages(KB);
   // KB = 64: an even ring, so that each stage always has the same consumer
   // (one that skipped a round of a stage could take that round's completed
@@ -445,16 +443,15 @@ void launch_kernel(WgradArgs p, const void *dy, int sms, cudaStream_t stream) {
   CUtensorMap xmap{};
   if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix))
     p.x_via_tma = 0;
-  const int blocks = p.stream_k ? stream_k_blocks(p) : std::min(p.nunits, sms);
-  kernel<<<blocks, kThreads, smem, stream>>>(p, dymap, xmap);
+  kernel<<<p.blocks, kThreads, smem, stream>>>(p, dymap, xmap);
   check_launch("wgrad_wgmma_kernel");
 }
 
 template <bool Bf16>
-void launch_rows(const WgradArgs &p, int kb, const void *dy, int sms, cudaStream_t stream) {
-  if (kb == 256) return launch_kernel<Bf16, 256>(p, dy, sms, stream);
-  if (kb == 128) return launch_kernel<Bf16, 128>(p, dy, sms, stream);
-  return launch_kernel<Bf16, 64>(p, dy, sms, stream);
+void launch_rows(const WgradArgs &p, int kb, const void *dy, cudaStream_t stream) {
+  if (kb == 256) return launch_kernel<Bf16, 256>(p, dy, stream);
+  if (kb == 128) return launch_kernel<Bf16, 128>(p, dy, stream);
+  return launch_kernel<Bf16, 64>(p, dy, stream);
 }
 
 // The sum of the parts of p (made by make_args for kb) into dw.
@@ -463,12 +460,11 @@ void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cuda
   const int blocks = (elems / 4 + 255) / 256;
   const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   const int pps = parts_per_split(kb), parts = p.stream_k ? 0 : p.splits * pps;
-  const int grid = p.stream_k ? stream_k_blocks(p) : 0;
   if (t == ConvTypes::bf16)
-    wgrad_wgmma_sum_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, grid, elems,
+    wgrad_wgmma_sum_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, p.blocks, elems,
                                                                    static_cast<bf16_bits *>(a.dst), alpha, beta);
   else
-    wgrad_wgmma_sum_kernel<half_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, grid, elems,
+    wgrad_wgmma_sum_kernel<half_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, p.blocks, elems,
                                                                    static_cast<half_bits *>(a.dst), alpha, beta);
   check_launch("wgrad_wgmma_sum_kernel");
 }
@@ -479,9 +475,8 @@ size_t partial_bytes(const ConvArgs &a, int kb, int splits) {
   if (splits != kWgradStreamK) return static_cast<size_t>(splits) * part_bytes;
   // Stream-K: as many parts as the tile with the most segments.
   const WgradArgs p = make_args(a, kb, splits, nullptr);
-  const int blocks = stream_k_blocks(p);
   int most = 1;
-  for (int t = 0; t < p.ntiles; ++t) most = std::max(most, last_block(p, t, blocks) - first_block(p, t, blocks) + 1);
+  for (int t = 0; t < p.ntiles; ++t) most = std::max(most, last_block(p, t, p.blocks) - first_block(p, t, p.blocks) + 1);
   return static_cast<size_t>(most) * part_bytes;
 }
 
@@ -543,8 +538,8 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   if (sk == 1 || (sk != 0 && sk_fits && t_sk < best_t)) s = kWgradStreamK;
   // FREEDNN_CONV_WGRAD_WGMMA_SPLITS=<n> forces the number of parts (tests,
   // measurements); parts past the pixel chunks run empty and write zeros.
-  if (const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_SPLITS"); v != nullptr && std::atoi(v) > 0)
-    s = std::min(std::atoi(v), 4096);
+  if (const long forced = env_long("FREEDNN_CONV_WGRAD_WGMMA_SPLITS", 0); forced > 0)
+    s = static_cast<int>(std::min<long>(forced, 4096));
   return s;
 }
 
@@ -555,16 +550,13 @@ void launch_conv_wgrad_wgmma(const ConvArgs &a, ConvTypes t, int splits, void *s
   WgradArgs p = make_args(a, kb, splits, scratch);
   // FREEDNN_CONV_WGRAD_WGMMA_STAGES=<n>: the ring depth, for measurements
   // (read once: this runs on every call).
-  static const int stages_override = [] {
-    const char *v = std::getenv("FREEDNN_CONV_WGRAD_WGMMA_STAGES");
-    return v != nullptr ? std::atoi(v) : 0;
-  }();
+  static const int stages_override = static_cast<int>(env_long("FREEDNN_CONV_WGRAD_WGMMA_STAGES", 0));
   if (stages_override > 0) p.stages = stages_override;
   const cudaStream_t st = as_stream(stream);
   if (t == ConvTypes::bf16)
-    launch_rows<true>(p, kb, a.A, sm_count(), st);
+    launch_rows<true>(p, kb, a.A, st);
   else
-    launch_rows<false>(p, kb, a.A, sm_count(), st);
+    launch_rows<false>(p, kb, a.A, st);
   launch_sum(a, t, p, kb, st);
 }
 

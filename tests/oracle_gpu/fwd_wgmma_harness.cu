@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cuda/convolution_dgrad_as_fwd.cu"
@@ -130,6 +131,17 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaSt
     fc::launch_tile<false>(fa, kTiles[tile_index], fc::sm_count(), st);
 }
 
+// The label of a checked run: `what` on the library's own tile (ti < 0)
+// or on tile ti, then `how`.
+static std::string run_name(const char *what, int ti, const char *how) {
+  char name[96];
+  if (ti < 0)
+    std::snprintf(name, sizeof name, "%s, chosen tile", what);
+  else
+    std::snprintf(name, sizeof name, "%s tile %dx%d%s", what, 128 * kTiles[ti].mw, kTiles[ti].bn, how);
+  return name;
+}
+
 static bool tile_fits(int tile_index, int K) { return tile_index < 0 || K % kTiles[tile_index].bn == 0; }
 
 static void check_forward(const Prob &p) {
@@ -163,13 +175,8 @@ static void check_forward(const Prob &p) {
     CK(cudaDeviceSynchronize());
     std::vector<uint16_t> out(y0.size());
     CK(cudaMemcpy(out.data(), dy, out.size() * 2, cudaMemcpyDeviceToHost));
-    char name[64];
-    if (ti < 0)
-      std::snprintf(name, sizeof name, "fwd chosen tile");
-    else
-      std::snprintf(name, sizeof name, "fwd tile %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
-                    v.stages == 2 ? " 2st ch-inner cg no-tma y-direct" : v.a_via_tma ? " im2col copies" : " gather");
-    compare(name, p, out, ref);
+    const char *how = v.stages == 2 ? " 2st ch-inner cg no-tma y-direct" : v.a_via_tma ? " im2col copies" : " gather";
+    compare(run_name("fwd", ti, how).c_str(), p, out, ref);
   }
   CK(cudaFree(dx));
   CK(cudaFree(dw));
@@ -288,13 +295,7 @@ static void check_dgrad(const Prob &p) {
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(out.data(), d_dx, out.size() * 2, cudaMemcpyDeviceToHost));
-    char name[64];
-    if (ti < 0)
-      std::snprintf(name, sizeof name, "dgrad in place, chosen");
-    else
-      std::snprintf(name, sizeof name, "dgrad in place %dx%d%s", 128 * kTiles[ti].mw, kTiles[ti].bn,
-                    run % 2 == 0 ? "" : " gather");
-    compare(name, p, out, ref);
+    compare(run_name("dgrad in place", ti, run % 2 == 0 ? "" : " gather").c_str(), p, out, ref);
   }
   CK(cudaFree(d_dy));
   CK(cudaFree(d_w));

@@ -121,9 +121,9 @@ static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_
   p.x_via_l1 = v.x_via_l1;
   p.x_via_tma = v.x_via_tma;
   if (bf16)
-    fc::launch_rows<true>(p, kb, a.A, fc::sm_count(), st);
+    fc::launch_rows<true>(p, kb, a.A, st);
   else
-    fc::launch_rows<false>(p, kb, a.A, fc::sm_count(), st);
+    fc::launch_rows<false>(p, kb, a.A, st);
   fc::launch_sum(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, p, kb, st);
 }
 
