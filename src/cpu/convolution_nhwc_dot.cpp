@@ -36,7 +36,14 @@
 // 0.67; freednn-bench, quiet: ours/oneDNN 0.78-0.79 -> 0.86). The rest is
 // the kernel: with the filter in L2 (K = 96) it reaches 0.89 of the FMA
 // peak against oneDNN's 0.98; wider tiles (3x8, 2x12, 5x5) and dot
-// products over rows of taps were no faster.
+// products over rows of taps were no faster. Nor were (seventeenth
+// session, one thread, 512 -> 512 3x3 on 9x9 unpadded so that every tile is
+// full, real FLOPs): prefetching each pixel's x row 256 or 512 bytes ahead
+// inside the tile loop, or groups of 32 pixels (whose partial sums take 12
+// instead of 24 KB of L1, but which read the filter twice: 0.73-0.80 of
+// the FMA probe against 0.83-0.86). The rate did not move with C either
+// (256, 512, 768: 16, 32, 48 steps per tile call, 100-101 GFLOP/s each), so
+// the calls' accumulator loads and stores are not what is missing.
 //
 // It serves IMPLICIT_PRECOMP_GEMM and "any" (the engine before
 // cpu.conv.onednn: priority 5 < 10) where: 2-d, groups 1, FLOAT data and
