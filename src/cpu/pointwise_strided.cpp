@@ -383,7 +383,10 @@ void run_line_blocks(const ExecContext &ctx, const Layout &L, const RunArgs<C> &
   // 0.35 of a copy on one thread), alternating processes, 64x256x56x56
   // NHWC -> NCHW: f32 19.0-20.0 -> 14.7-14.9 ms (0.46-0.55 -> 0.66-0.67 of a
   // paired streaming copy), f16 13.6-14.8 -> 8.4-8.7 ms. "long" keeps the
-  // long runs (to compare on other hosts).
+  // long runs (to compare on other hosts). Larger staged items (128, 256,
+  // 512 x rows: 256 B to 1 KB of each y row per item in f16) measured the
+  // same in the seventeenth session: f16 0.53-0.61 of the paired copy
+  // against 0.59-0.63 at 64 rows.
   enum class Items { whole, short_runs, long_runs, staged };
   static const Items items = [] {
     if (env_has_word("FREEDNN_CPU_LINE_ITEMS", "0")) return Items::whole;
