@@ -235,6 +235,11 @@ struct Setup {
   // The forward on wgmma (convolution_fwd_wgmma.hpp), tried before the mma
   // kernel when x and w are 16-byte aligned and y 4-byte aligned.
   bool fwd_wgmma = false;
+  // That kernel's split of its last wave (the forward's, or the data
+  // gradient's as a forward): its parts (1: none) and the flags and sums
+  // at wgmma_split_at in the scratch (wgmma_split bytes; 0: none).
+  int wgmma_split_parts = 1;
+  size_t wgmma_split_at = 0, wgmma_split = 0;
 };
 
 ConvArgs base_args(const ConvGeometry &geo) {
@@ -519,6 +524,13 @@ bool setup_dgrad_as_fwd(const ConvGeometry &geo, Setup &s) {
   if (a.split > 1) s.scratch = std::max(s.scratch, s.table + static_cast<size_t>(a.split) * a.G * a.M * a.Ncol * 4);
   s.wt_at = round256(s.scratch);
   s.scratch = s.wt_at + round256(static_cast<size_t>(a.G) * a.Kg * a.Cg * a.T * 2);
+  // The wgmma forward's split after w' (the transformed form runs that
+  // kernel on w' in the scratch).
+  if (s.as_fwd_wgmma) {
+    s.wgmma_split = conv_fwd_wgmma_scratch(a, &s.wgmma_split_parts);
+    s.wgmma_split_at = s.scratch;
+    s.scratch += s.wgmma_split;
+  }
   return true;
 }
 
@@ -615,6 +627,12 @@ Setup make_setup(Family f, const graph::Graph &g) {
   }
   if (s.wgrad_gemm) s.scratch = std::max(s.scratch, s.wgrad_gemm->scratch_bytes());
   s.fwd_wgmma = s.mma && a.dir == kConvFwd && conv_fwd_wgmma_applies(a, s.types);
+  // Its split's flags and sums from the scratch's start: execute runs no
+  // other kernel on it then.
+  if (s.fwd_wgmma) {
+    s.wgmma_split = conv_fwd_wgmma_scratch(a, &s.wgmma_split_parts);
+    s.scratch = std::max(s.scratch, s.wgmma_split);
+  }
   return s;
 }
 
@@ -631,7 +649,7 @@ class Plan final : public ExecutionPlan {
     if (s_.wgrad_wgmma)
       return s_.wgmma_splits == kWgradStreamK ? std::string("wgmma filter gradient, stream-K")
                                               : cat("wgmma filter gradient, ", s_.wgmma_splits, " split parts");
-    if (s_.fwd_wgmma) return "wgmma forward";
+    if (s_.fwd_wgmma) return cat("wgmma forward", split_detail());
     if (s_.stem_dgrad) return "few-channel data gradient (stem kernel)";
     if (s_.dgrad_gemm) return s_.dgrad_gemm->detail();
     if (s_.narrow_wgrad_blocks > 0) return "few-channel filter gradient (FMA register tiles)";
@@ -640,8 +658,9 @@ class Plan final : public ExecutionPlan {
     if (s_.stem_wgrad) return "few-channel filter gradient (stem kernel)";
     if (s_.pad8) return "tensor cores on 8-channel copies";
     if (s_.as_fwd && s_.as_fwd_wgmma)
-      return s_.as_fwd_in_place ? "data gradient as a wgmma forward, filter in place"
-                                : "data gradient as a wgmma forward, transformed filter";
+      return cat(s_.as_fwd_in_place ? "data gradient as a wgmma forward, filter in place"
+                                    : "data gradient as a wgmma forward, transformed filter",
+                 split_detail());
     if (s_.as_fwd) return "data gradient as an mma.sync forward";
     if (family_ == Family::direct) return "direct kernel";
     if (family_ == Family::gemm) return "im2col + FMA GEMM";
@@ -672,7 +691,7 @@ class Plan final : public ExecutionPlan {
       return;
     }
     if (s_.fwd_wgmma && aligned_to(a.A, 16) && aligned_to(a.B, 16) && aligned_to(a.dst, 4)) {
-      launch_conv_fwd_wgmma(a, s_.types, ctx.stream);
+      launch_conv_fwd_wgmma(a, s_.types, wgmma_split_scratch(pack), s_.wgmma_split, ctx.stream);
       return;
     }
     if (s_.stem_dgrad && aligned_to(a.A, 16) && aligned_to(a.B, 2) && aligned_to(a.dst, 2)) {
@@ -743,6 +762,15 @@ class Plan final : public ExecutionPlan {
   }
 
  private:
+  // The wgmma forward's split of its last wave, for detail().
+  std::string split_detail() const {
+    return s_.wgmma_split_parts > 1 ? cat(", last wave split in ", s_.wgmma_split_parts, " parts") : std::string();
+  }
+  // Where the wgmma forward's split keeps its flags and sums (none planned: null).
+  void *wgmma_split_scratch(const VariantPack &pack) const {
+    return s_.wgmma_split > 0 ? static_cast<char *>(pack.scratch) + s_.wgmma_split_at : nullptr;
+  }
+
   // The padded tensor-core path: x (and w) to 8 channels, the kernel, then
   // (filter gradient) the padded dw blended into dw.
   void run_pad8(const ConvArgs &a, const VariantPack &pack, void *stream) const {
@@ -777,13 +805,15 @@ class Plan final : public ExecutionPlan {
     f.A = a.A, f.dst = a.dst, f.alpha = a.alpha, f.beta = a.beta;
     // dy: 16-byte aligned (execute); w' below: the scratch's.
     const bool wgmma = s_.as_fwd_wgmma && aligned_to(f.dst, 4);
-    if (wgmma && s_.as_fwd_in_place && launch_conv_dgrad_wgmma(f, a, s_.types, stream)) return;
+    void *split = wgmma_split_scratch(pack);
+    if (wgmma && s_.as_fwd_in_place && launch_conv_dgrad_wgmma(f, a, s_.types, split, s_.wgmma_split, stream))
+      return;
     void *wt = static_cast<char *>(pack.scratch) + s_.wt_at;
     launch_conv_dgrad_filter_transform(a, wt, stream);
     f.B = wt;
     if (!aligned_to(f.dst, 16)) f.vec_out = 0;
     if (wgmma) {
-      launch_conv_fwd_wgmma(f, s_.types, stream);
+      launch_conv_fwd_wgmma(f, s_.types, split, s_.wgmma_split, stream);
       return;
     }
     if (f.split > 1) f.partial = static_cast<char *>(pack.scratch) + s_.table;

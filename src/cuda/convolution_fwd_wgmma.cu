@@ -27,6 +27,14 @@
 // (store_tile_tma). A data gradient's own filter can come in place as B
 // (BT: boxes of its rows, an MN-major operand; launch_conv_dgrad_wgmma).
 //
+// A last wave that would leave multiprocessors idle (196 tiles of the b256
+// 512x7 layer on 132: 64 in the second wave; 26 tiles in all at b32) is
+// split: each of its tiles' reductions into 2 .. 8 step ranges on as many
+// blocks, after every block's whole tiles (split_grid, choose_tile). The
+// last range's consumers wait for the others' float sums in the scratch,
+// add them in a fixed order and store y as usual (split_fixup): the same
+// bits on every run.
+//
 // The run-time variants (ring depth, step order, cp.async.cg for A, cp.async
 // for B) are the harness's measurements (tests/oracle_gpu/fwd_wgmma_harness.cu);
 // the library runs the defaults of make_args.
@@ -126,6 +134,20 @@ struct FwdArgs {
   // tile at 705 TFLOP/s against 502 with the direct stores.
   int y_via_tma;
   float alpha, beta;
+  // The split of the last wave (choose_tile, split_grid): tiles whole ..
+  // ntiles - 1 (the tail) are each reduced by `parts` units of consecutive
+  // step ranges on different blocks, after every block has run its whole
+  // tiles. Parts 0 .. parts - 2 store their float sums to the scratch and
+  // count themselves in the tile's flag; the last part waits for the
+  // count, adds them in part order and writes y (split_fixup). parts = 1,
+  // whole = ntiles: no split.
+  int whole, parts;
+  float *partial;   // (parts - 1) x tail slots of tile_rows x BN floats, in fragment order
+  unsigned *flags;  // per tail tile and consumer warpgroup: the parts stored (zeroed before the launch)
+  // The harness's probes of the split's cost (wrong results): 1 each part
+  // of a tail tile keeps its own sum (the last writes it), no slots, no
+  // flags; 2 the last part waits for the flags but adds no slot. 0: off.
+  int split_probe;
 };
 
 #if FREEDNN_WGMMA_COMPILED
@@ -148,7 +170,30 @@ __device__ __forceinline__ float2 unpack2(uint32_t u) {
   }
 }
 
-// The producer warpgroup: every step of every tile of this block into the ring.
+// One unit of a block's work: the steps step0 .. step1 - 1 of a tile;
+// part = -1 for a whole tile, else the tail tile's split part.
+struct Unit {
+  int tile, step0, step1, part;
+};
+
+// The units of this block: its whole tiles (blockIdx.x + i gridDim.x below
+// p.whole), then at most one tail unit. Tail unit u = blockIdx.x takes part
+// u / tail of tail tile u % tail, so the last parts, the only units that
+// wait, run on the highest block indices: blocks start in index order in
+// practice, so every unit a waiter waits for has started before it (the
+// grid is at most one block per multiprocessor anyway; split_grid).
+__device__ __forceinline__ int unit_count(const FwdArgs &p) {
+  const int b = blockIdx.x, tail = p.ntiles - p.whole;
+  return (b < p.whole ? (p.whole - 1 - b) / static_cast<int>(gridDim.x) + 1 : 0) + (b < tail * p.parts ? 1 : 0);
+}
+__device__ __forceinline__ Unit unit_at(const FwdArgs &p, int i) {
+  const int b = blockIdx.x, tile = b + i * static_cast<int>(gridDim.x);
+  if (tile < p.whole) return {tile, 0, p.nsteps, -1};
+  const int tail = p.ntiles - p.whole, part = b / tail;
+  return {p.whole + b % tail, p.nsteps * part / p.parts, p.nsteps * (part + 1) / p.parts, part};
+}
+
+// The producer warpgroup: every step of every unit of this block into the ring.
 // The step after (r, s, cb) in the kernel's order: taps inner, or channel
 // blocks inner.
 __device__ __forceinline__ void next_step(const FwdArgs &p, int cblocks, int &r, int &s, int &cb) {
@@ -160,6 +205,14 @@ __device__ __forceinline__ void next_step(const FwdArgs &p, int cblocks, int &r,
   } else if (++cb == cblocks) {
     cb = 0;
     if (++s == p.S) s = 0, ++r;
+  }
+}
+// (r, s, cb) of step `step` in that order (a split part's first step).
+__device__ __forceinline__ void step_at(const FwdArgs &p, int cblocks, int step, int &r, int &s, int &cb) {
+  if (p.taps_inner) {
+    s = step % p.S, r = step / p.S % p.R, cb = step / (p.S * p.R);
+  } else {
+    cb = step % cblocks, s = step / cblocks % p.S, r = step / (cblocks * p.S);
   }
 }
 
@@ -193,13 +246,15 @@ __device__ __forceinline__ void produce_tma(const FwdArgs &p, const CUtensorMap 
   int stage = 0;
   unsigned phase = 0;
   bool wrapped = false;
-  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+  for (int i = 0, units = unit_count(p); i < units; ++i) {
+    const Unit u = unit_at(p, i);
+    const int mt = u.tile / p.ntiles_k, kt = u.tile - mt * p.ntiles_k;
     const int m0 = mt * kBM, k0 = kt * BN;
     const int n = m0 / PQ, rem = m0 - n * PQ, pp = rem / p.Q, q = rem - pp * p.Q;
     const int h0 = pp * p.str_h - p.pad_h, w0 = q * p.str_w - p.pad_w;
-    int r = 0, s = 0, cb = 0;
-    for (int step = 0; step < p.nsteps; ++step) {
+    int r, s, cb;
+    step_at(p, cblocks, u.step0, r, s, cb);
+    for (int step = u.step0; step < u.step1; ++step) {
       if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
       const uint32_t st = ring + stage * kStageBytes;
       wgmma::mbar_arrive_expect_tx(&full[stage], (kBM + BN) * kRowBytes);
@@ -225,8 +280,9 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
   int stage = 0;
   unsigned phase = 0;    // parity of the ring's current round
   bool wrapped = false;  // a full round has been produced: wait for empties
-  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+  for (int i = 0, units = unit_count(p); i < units; ++i) {
+    const Unit u = unit_at(p, i);
+    const int mt = u.tile / p.ntiles_k, kt = u.tile - mt * p.ntiles_k;
     const int m0 = mt * kBM, k0 = kt * BN;
     // Each row's window origin: its offset in x and (h0, w0); rows past the
     // last pixel get an origin no tap brings into the image.
@@ -245,8 +301,9 @@ __device__ __forceinline__ void produce(const FwdArgs &p, const CUtensorMap &wma
       }
     }
     const uint16_t *wrow = p.w + static_cast<long long>(k0 + row0) * RSC + chunk * 8;
-    int r = 0, s = 0, cb = 0;
-    for (int step = 0; step < p.nsteps; ++step) {
+    int r, s, cb;
+    step_at(p, cblocks, u.step0, r, s, cb);
+    for (int step = u.step0; step < u.step1; ++step) {
       if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
       const uint32_t st = ring + stage * kStageBytes;
       const int dh = r * p.dil_h, dw = s * p.dil_w;
@@ -320,7 +377,77 @@ __device__ __forceinline__ void store_tile_tma(const FwdArgs &p, const CUtensorM
   }
 }
 
-// A consumer warpgroup (wg 0 or 1): rows 64 MW wg .. of every tile.
+// Release / acquire at device scope: the split's flags between blocks.
+__device__ __forceinline__ void add_release(unsigned *a, unsigned v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(a), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned load_acquire(const unsigned *a) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+// Waits for the kernel that zeroed the flags (this one is its programmatic
+// dependent, launched while it runs; at once without that launch).
+__device__ __forceinline__ void flags_cleared() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+// A consumer's end of a tail unit (u.part >= 0). Parts before the last
+// store the warpgroup's sums to their slot in fragment order (each
+// thread its own registers, 4 at a time: one instruction writes 2 KB in a
+// row), then one thread counts the part in the tile's flag for this
+// warpgroup once all 128 threads' stores are visible: false, nothing
+// more to do. The last part waits for the count of parts - 1, then adds
+// part 0, 1, .. to its own sum in that order, so that the result is the
+// same from run to run whichever block finishes first: true, the caller
+// writes y. Only units of the last part wait, and only for units that do
+// not (unit_at), so no block waits on a waiting block. (Loading the sums
+// by cp.async into the ring, free by then, rather than into registers
+// measured no faster: the same at 2 and 3 parts, 5-12% slower at 4 and 5.)
+template <int BN, int MW>
+__device__ __forceinline__ bool split_fixup(const FwdArgs &p, float (&acc)[MW][BN / 2], const Unit &u, int wg) {
+  constexpr int kSlot = tile_rows(MW) * BN;  // floats per slot
+  const int t = threadIdx.x & 127, tail = p.ntiles - p.whole, ti = u.tile - p.whole;
+  unsigned *flag = p.flags + 2 * ti + wg;
+  auto slot = [&](int part) {
+    return reinterpret_cast<float4 *>(p.partial + (static_cast<long long>(part) * tail + ti) * kSlot) +
+           wg * (kSlot / 8) + t;
+  };
+  if (p.split_probe == 1) return u.part == p.parts - 1;
+  if (u.part < p.parts - 1) {
+    float4 *dst = slot(u.part);
+#pragma unroll
+    for (int m = 0; m < MW; ++m)
+#pragma unroll
+      for (int g = 0; g < BN / 8; ++g)
+        __stcg(dst + (m * (BN / 8) + g) * 128,
+               make_float4(acc[m][4 * g], acc[m][4 * g + 1], acc[m][4 * g + 2], acc[m][4 * g + 3]));
+    __threadfence();
+    wgmma::named_barrier(1 + wg, 128);
+    if (t == 0) {
+      flags_cleared();
+      add_release(flag, 1);
+    }
+    return false;
+  }
+  if (t == 0) {
+    flags_cleared();
+    while (load_acquire(flag) < static_cast<unsigned>(p.parts - 1)) {
+    }
+  }
+  wgmma::named_barrier(1 + wg, 128);
+  if (p.split_probe == 2) return true;
+  for (int part = 0; part < p.parts - 1; ++part) {
+    const float4 *src = slot(part);
+#pragma unroll
+    for (int m = 0; m < MW; ++m)
+#pragma unroll
+      for (int g = 0; g < BN / 8; ++g) {
+        const float4 v = __ldcg(src + (m * (BN / 8) + g) * 128);
+        acc[m][4 * g] += v.x, acc[m][4 * g + 1] += v.y, acc[m][4 * g + 2] += v.z, acc[m][4 * g + 3] += v.w;
+      }
+  }
+  return true;
+}
+
+// A consumer warpgroup (wg 0 or 1): rows 64 MW wg .. of every unit's tile.
 template <bool Bf16, int BN, int MW, bool BT>
 __device__ __forceinline__ void consume(const FwdArgs &p, const CUtensorMap &ymap, uint32_t ring, uint64_t *full,
                                         uint64_t *empty, int wg) {
@@ -331,16 +458,17 @@ __device__ __forceinline__ void consume(const FwdArgs &p, const CUtensorMap &yma
   float acc[MW][BN / 2];
   int stage = 0, prev = 0;
   unsigned phase = 0;
-  for (int tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-    const int mt = tile / p.ntiles_k, kt = tile - mt * p.ntiles_k;
+  for (int i = 0, units = unit_count(p); i < units; ++i) {
+    const Unit u = unit_at(p, i);
+    const int mt = u.tile / p.ntiles_k, kt = u.tile - mt * p.ntiles_k;
     const int m0 = mt * kBM, k0 = kt * BN;
 #pragma unroll
     for (int m = 0; m < MW; ++m) {
 #pragma unroll
-      for (int i = 0; i < BN / 2; ++i) acc[m][i] = 0.f;
+      for (int j = 0; j < BN / 2; ++j) acc[m][j] = 0.f;
       wgmma::pin_registers(acc[m]);
     }
-    for (int step = 0; step < p.nsteps; ++step) {
+    for (int step = u.step0; step < u.step1; ++step) {
       wgmma::mbar_wait(&full[stage], phase);
       // The stage was written by cp.async (the generic proxy); wgmma reads
       // it through the async proxy.
@@ -359,12 +487,13 @@ __device__ __forceinline__ void consume(const FwdArgs &p, const CUtensorMap &yma
       wgmma::commit_group();
       wgmma::wait_group<1>();
       // The group of the step before has finished reading its stage.
-      if (step > 0 && lane == 0) wgmma::mbar_arrive(&empty[prev]);
+      if (step > u.step0 && lane == 0) wgmma::mbar_arrive(&empty[prev]);
       prev = stage;
       if (++stage == p.stages) stage = 0, phase ^= 1;
     }
     wgmma::wait_group<0>();
     if (lane == 0) wgmma::mbar_arrive(&empty[prev]);
+    if (u.part >= 0 && !split_fixup<BN, MW>(p, acc, u, wg)) continue;
     if (p.y_via_tma) {
       store_tile_tma<Bf16, BN, MW>(p, ymap, acc, staging, m0 + wg * MW * 64, k0, wg);
       continue;
@@ -425,6 +554,17 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+// Zeros the split's n flags: a kernel rather than a memset, so that
+// fwd_wgmma_kernel, launched as its programmatic dependent, starts while
+// this one runs and waits for it only before its first flag (flags_cleared):
+// a memset ahead of the kernel added 0.8 - 1.4 us to each call (harness).
+__global__ void clear_flags_kernel(unsigned *flags, int n) {
+#if FREEDNN_WGMMA_COMPILED
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  for (int i = threadIdx.x; i < n; i += blockDim.x) flags[i] = 0;
+}
+
 // w (K rows of R*S*C 16-bit values) as the tensor map of the B boxes: 64
 // values x bn rows. False where the driver has no encoder or refuses the
 // map (the kernel then loads B by cp.async).
@@ -470,27 +610,106 @@ bool im2col_copies() {
 
 bool switched_on() { return env_on("FREEDNN_CONV_FWD_WGMMA"); }
 
-// The tile for M output pixels and K channels on `sms` multiprocessors: the
-// one with the least estimated time, counted as the tiles of the busiest
-// block (blocks stride over the tiles) times a tile's work over the rate
-// its shape reaches on a full H100 (TFLOP/s, the harness of
-// docs/perf-logs-gpu-fwd-wgmma-2026-11-23.md): larger tiles move fewer
-// bytes per product, smaller ones fill the last wave better.
-FwdTile choose_tile(long long M, int K, int sms) {
+// FREEDNN_CONV_FWD_WGMMA_SPLIT: unset, the split of the last wave where
+// choose_tile's model wants it; 0 (or 1) never; n >= 2 n parts wherever
+// the tail leaves room for them (tests, measurements). Read at every plan
+// and launch (a launch without the plan's scratch runs unsplit).
+long split_switch() { return env_long("FREEDNN_CONV_FWD_WGMMA_SPLIT", -1); }
+
+// The most blocks the grid takes: one per multiprocessor (the split's
+// waits need every block resident; one block fills a multiprocessor's
+// shared memory), fewer with FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> (tests:
+// small problems then still hand each block several tiles, the ring
+// running across them).
+int grid_blocks() {
+  int blocks = sm_count();
+  if (const long cap = env_long("FREEDNN_CONV_FWD_WGMMA_BLOCKS", 0); cap > 0)
+    blocks = static_cast<int>(std::min<long>(blocks, cap));
+  return blocks;
+}
+
+constexpr int kMaxParts = 8;
+
+// The grid of `tiles` tiles of `nsteps` steps on at most `blocks` blocks,
+// `parts` split parts wanted: every block runs tiles + blocks i for i < W
+// = tiles / blocks whole; the tail (the other tiles + blocks W ..) is split
+// into as many of those parts as the grid holds (tail x parts units, one
+// per block; each part at least one step), or runs whole where that is
+// fewer than 2 (no tail, or a tail over half the grid).
+struct FwdGrid {
+  int blocks, whole, tail, parts;
+};
+FwdGrid split_grid(int tiles, int nsteps, int blocks, int parts) {
+  const int tail = tiles % blocks;  // all of them when tiles < blocks
+  const int s = tail == 0 ? 1 : std::min({parts, blocks / tail, nsteps, kMaxParts});
+  if (s < 2) return {std::min(tiles, blocks), tiles, 0, 1};
+  return {tiles >= blocks ? blocks : tail * s, tiles - tail, tail, s};
+}
+
+// Scratch bytes of a split grid with tiles of bn x 128 mw: the flags (2 per
+// tail tile, first), then the parts' slots of float sums.
+size_t split_bytes(const FwdGrid &g, int bn, int mw) {
+  if (g.parts < 2) return 0;
+  return round256(static_cast<size_t>(g.tail) * 2 * sizeof(unsigned)) +
+         static_cast<size_t>(g.parts - 1) * g.tail * tile_rows(mw) * bn * sizeof(float);
+}
+
+// The tile for M output pixels, K channels and nsteps steps on at most
+// `blocks` blocks, and the split of its last wave: the one with the least
+// estimated time. A tile's step takes its work over the rate its shape
+// reaches on a full H100 (TFLOP/s, the harness of
+// docs/perf-logs-gpu-fwd-wgmma-2026-11-23.md), scaled so that the 128 x
+// 256 tile's is kStepUs (26 of its 72-step tiles ran in 48 us): larger
+// tiles move fewer bytes per product, smaller ones fill the last wave
+// better. Unsplit, the busiest block runs ceil(tiles / blocks) tiles of
+// nsteps steps. Split, it runs its whole tiles, then one part of at most
+// ceil(nsteps / parts) steps, and the tail waits for the parts' sums:
+// kSplitUs (the stores of a slot, the fence, the flags, the wait), and the
+// last part's loads of parts - 1 slots (4 bytes per output of the tile)
+// at kLoadBytesPerUs. Both as measured by the harness (H100,
+// docs/perf-logs-gpu-fwd-wgmma-split-2026-11-24.md): the b32 512x7
+// layer's 26 tiles of 128 x 256 took 47.5 us whole, 34.0 / 28.7 / 28.7 /
+// 30.4 us in 2 / 3 / 4 / 5 parts, 10 - 20 us over the parts' steps at the
+// whole tile's pace; in 2 parts the steps alone took 27.7 us, + 4.1 for
+// the slot's stores, the fence and the wait, + 2.1 for the loads. 128 x
+// 128 and 256 x 64 tiles (64 KB slots): 8 - 9 us over in 2 parts. Where a
+// wave of the unsplit grid is mostly full the model leaves it so: the b32
+// 128x28 layer's 196 tiles of 128 x 128 ran 363-369 TFLOP/s whole and 332
+// with their 64-tile tail in 2 parts. The model missed by several percent on
+// those layers, and a wrong split costs more than a missed one: a split
+// must come out kSplitMargin faster. `split` is split_switch's answer: < 0
+// the model's choice of 1 .. kMaxParts parts, else that many wherever they
+// fit.
+struct FwdChoice {
+  FwdTile tile;
+  FwdGrid grid;
+};
+constexpr double kStepUs = 0.67, kSplitUs = 6.0, kLoadBytesPerUs = 38e3, kSplitMargin = 1.05;
+FwdChoice choose_tile(long long M, int K, int nsteps, int blocks, long split) {
   struct Candidate {
     FwdTile tile;
     double rate;
   };
   static const Candidate candidates[] = {
       {{256, 1}, 540}, {{128, 2}, 460}, {{128, 1}, 446}, {{64, 2}, 350}, {{64, 1}, 325}};
-  FwdTile best{64, 1};
+  const int lo = split < 0 ? 1 : static_cast<int>(std::clamp<long>(split, 1, kMaxParts));
+  const int hi = split < 0 ? kMaxParts : lo;
+  FwdChoice best{{64, 1}, {}};
   double best_t = -1;
   for (const Candidate &c : candidates) {
     if (K % c.tile.bn != 0) continue;
-    const long long tiles = (M + tile_rows(c.tile.mw) - 1) / tile_rows(c.tile.mw) * (K / c.tile.bn);
-    const long long per_block = (tiles + sms - 1) / sms;
-    const double t = double(per_block) * tile_rows(c.tile.mw) * c.tile.bn / c.rate;
-    if (best_t < 0 || t < best_t) best_t = t, best = c.tile;
+    const int rows = tile_rows(c.tile.mw);
+    const int tiles = static_cast<int>((M + rows - 1) / rows * (K / c.tile.bn));
+    const double step = kStepUs * rows * c.tile.bn / (128 * 256) * 540 / c.rate, slot = 4.0 * rows * c.tile.bn;
+    for (int want = lo; want <= hi; ++want) {
+      const FwdGrid g = split_grid(tiles, nsteps, blocks, want);
+      double t = static_cast<double>((tiles + blocks - 1) / blocks) * nsteps * step;
+      if (g.parts > 1)
+        t = static_cast<double>(g.whole / blocks * nsteps + (nsteps + g.parts - 1) / g.parts) * step + kSplitUs +
+            (g.parts - 1) * slot / kLoadBytesPerUs;
+      if (g.parts > 1 && split < 0) t *= kSplitMargin;
+      if (best_t < 0 || t < best_t) best_t = t, best = {c.tile, g};
+    }
   }
   return best;
 }
@@ -514,15 +733,18 @@ FwdArgs make_args(const ConvArgs &a) {
   p.b_via_tma = 1;
   p.a_via_tma = im2col_copies() ? 1 : 0;
   p.b_trans = 0;
+  p.whole = 0, p.parts = 1;  // the launch's grid
+  p.partial = nullptr, p.flags = nullptr, p.split_probe = 0;
   p.alpha = static_cast<float>(a.alpha), p.beta = static_cast<float>(a.beta);
   p.y_via_tma = tma_stores() && p.beta == 0.f && aligned_to(a.dst, 16) ? 1 : 0;
   return p;
 }
 
 // False (nothing launched) when B must come in place (p.b_trans) and its
-// tensor map cannot be made.
+// tensor map cannot be made. At most `blocks` blocks, the last wave split
+// into `parts` (split_grid) where `scratch` holds split_bytes (else whole).
 template <bool Bf16, int BN, int MW>
-bool launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
+bool launch_tile_kernel(FwdArgs p, int blocks, int parts, void *scratch, size_t scratch_bytes, cudaStream_t stream) {
   p.ntiles_k = p.K / BN;
   p.ntiles = (p.M + tile_rows(MW) - 1) / tile_rows(MW) * p.ntiles_k;
   CUtensorMap wmap{}, xmap{}, ymap{};
@@ -547,30 +769,60 @@ bool launch_tile_kernel(FwdArgs p, int sms, cudaStream_t stream) {
   // im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
-  // FREEDNN_CONV_FWD_WGMMA_BLOCKS=<n> caps the grid (tests: small problems
-  // then still hand each block several tiles, the ring running across them).
-  int blocks = std::min(p.ntiles, sms);
-  if (const long cap = env_long("FREEDNN_CONV_FWD_WGMMA_BLOCKS", 0); cap > 0)
-    blocks = static_cast<int>(std::min<long>(blocks, cap));
-  kernel<<<blocks, kThreads, smem, stream>>>(p, wmap, xmap, ymap);
+  // The split's last parts wait for other blocks: all of them must be
+  // resident at once, so never more blocks than multiprocessors (each
+  // holds one: launch_bounds and the ring's shared memory).
+  blocks = std::min(blocks, sm_count());
+  FwdGrid g = split_grid(p.ntiles, p.nsteps, blocks, parts);
+  if (g.parts > 1 && (scratch == nullptr || scratch_bytes < split_bytes(g, BN, MW)))
+    g = split_grid(p.ntiles, p.nsteps, blocks, 1);
+  p.whole = g.whole, p.parts = g.parts;
+  p.flags = static_cast<unsigned *>(scratch);
+  p.partial = g.parts > 1 ? reinterpret_cast<float *>(static_cast<char *>(scratch) +
+                                                       round256(static_cast<size_t>(g.tail) * 2 * sizeof(unsigned)))
+                          : nullptr;
+  if (g.parts < 2) {
+    kernel<<<g.blocks, kThreads, smem, stream>>>(p, wmap, xmap, ymap);
+    check_launch("fwd_wgmma_kernel");
+    return true;
+  }
+  // The flags count from zero whatever the scratch held: cleared by a
+  // kernel of their own, which the split kernel may overlap (it reads
+  // nothing that kernel writes before flags_cleared).
+  clear_flags_kernel<<<1, 256, 0, stream>>>(p.flags, 2 * g.tail);
+  check_launch("clear_flags_kernel");
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(g.blocks));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = static_cast<size_t>(smem);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  check_cuda(cudaLaunchKernelEx(&cfg, kernel, p, wmap, xmap, ymap), "fwd_wgmma_kernel");
   check_launch("fwd_wgmma_kernel");
   return true;
 }
 
 template <bool Bf16>
-bool launch_tile(const FwdArgs &p, FwdTile t, int sms, cudaStream_t stream) {
-  if (t.bn == 256 && t.mw == 1) return launch_tile_kernel<Bf16, 256, 1>(p, sms, stream);
-  if (t.bn == 128 && t.mw == 2) return launch_tile_kernel<Bf16, 128, 2>(p, sms, stream);
-  if (t.bn == 128 && t.mw == 1) return launch_tile_kernel<Bf16, 128, 1>(p, sms, stream);
-  if (t.bn == 64 && t.mw == 2) return launch_tile_kernel<Bf16, 64, 2>(p, sms, stream);
-  return launch_tile_kernel<Bf16, 64, 1>(p, sms, stream);
+bool launch_tile(const FwdArgs &p, FwdTile t, int blocks, int parts, void *scratch, size_t scratch_bytes,
+                 cudaStream_t stream) {
+  auto launch = [&](auto kernel) { return kernel(p, blocks, parts, scratch, scratch_bytes, stream); };
+  if (t.bn == 256 && t.mw == 1) return launch(launch_tile_kernel<Bf16, 256, 1>);
+  if (t.bn == 128 && t.mw == 2) return launch(launch_tile_kernel<Bf16, 128, 2>);
+  if (t.bn == 128 && t.mw == 1) return launch(launch_tile_kernel<Bf16, 128, 1>);
+  if (t.bn == 64 && t.mw == 2) return launch(launch_tile_kernel<Bf16, 64, 2>);
+  return launch(launch_tile_kernel<Bf16, 64, 1>);
 }
 
-bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *stream) {
-  const int sms = sm_count();
-  const FwdTile tile = choose_tile(p.M, p.K, sms);
-  return t == ConvTypes::bf16 ? launch_tile<true>(p, tile, sms, as_stream(stream))
-                              : launch_tile<false>(p, tile, sms, as_stream(stream));
+bool launch_chosen_tile(const FwdArgs &p, ConvTypes t, void *scratch, size_t scratch_bytes, void *stream) {
+  const int blocks = grid_blocks();
+  const FwdChoice c = choose_tile(p.M, p.K, p.nsteps, blocks, split_switch());
+  return t == ConvTypes::bf16
+             ? launch_tile<true>(p, c.tile, blocks, c.grid.parts, scratch, scratch_bytes, as_stream(stream))
+             : launch_tile<false>(p, c.tile, blocks, c.grid.parts, scratch, scratch_bytes, as_stream(stream));
 }
 
 }  // namespace
@@ -596,11 +848,19 @@ bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t) {
   return switched_on() && device_runs_wgmma(kRingBudget + 2048);
 }
 
-void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream) {
-  launch_chosen_tile(make_args(a), t, stream);
+size_t conv_fwd_wgmma_scratch(const ConvArgs &a, int *parts) {
+  const FwdArgs p = make_args(a);
+  const FwdChoice c = choose_tile(p.M, p.K, p.nsteps, grid_blocks(), split_switch());
+  *parts = c.grid.parts;
+  return split_bytes(c.grid, c.tile.bn, c.tile.mw);
 }
 
-bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *stream) {
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *scratch, size_t scratch_bytes, void *stream) {
+  launch_chosen_tile(make_args(a), t, scratch, scratch_bytes, stream);
+}
+
+bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *scratch,
+                             size_t scratch_bytes, void *stream) {
   if (dgrad.G != 1 || !aligned_to(dgrad.B, 16)) return false;
   // The data gradient's w packed KRSC: its K rows (f's reduction channels)
   // of R * S taps x C (f's outputs).
@@ -613,7 +873,7 @@ bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes
   // Forward tap t applies w' tap t = w's tap T-1-t (CROSS_CORRELATION) or
   // t (CONVOLUTION): the kernel's flip reverses the taps it reads.
   p.flip = dgrad.flip ? 0 : 1;
-  return launch_chosen_tile(p, t, stream);
+  return launch_chosen_tile(p, t, scratch, scratch_bytes, stream);
 }
 
 }  // namespace fdnn::cuda

@@ -19,7 +19,18 @@
 // 682 / 646 (530 / 647); cuDNN's own figures move by up to 1.3x between
 // runs (run 2: 384 / 374, 595 / 595, 647 / 642, 678 / 709).
 // FREEDNN_CONV_FWD_WGMMA=0 turns it off (the mma.sync kernel then runs).
+// Where the tiles leave the persistent grid's last wave partly empty, the
+// reduction of that wave's tiles is split into 2 .. 8 parts on otherwise
+// idle multiprocessors, summed in the kernel in a fixed order (the
+// scratch holds the parts' float sums; FREEDNN_CONV_FWD_WGMMA_SPLIT=0 off,
+// =<n> n parts), where the tile model expects a gain: of the layers above
+// (and their batch-32 forms) only b256 512x7, 685 / 679 TFLOP/s forward /
+// data gradient against 664 / 644 unsplit (docs/perf-logs-gpu-fwd-wgmma-
+// split-2026-11-24.md); a split costs 6-10 us, which the short
+// reductions of the other layers' tails do not repay.
 #pragma once
+
+#include <cstddef>
 
 #include "cuda/convolution_args.hpp"
 
@@ -30,10 +41,16 @@ namespace fdnn::cuda {
 // current device of compute capability 9.0 with the kernel built for
 // sm_90a, and the switch on. Read when a plan is made.
 bool conv_fwd_wgmma_applies(const ConvArgs &a, ConvTypes t);
+// Bytes of scratch the launch for a (kConvFwd args, those of
+// launch_conv_fwd_wgmma or the forward f of launch_conv_dgrad_wgmma)
+// wants for the split of its last wave, 0 for none; *parts = its split
+// parts (1: none). Read when a plan is made (the grid, the switch).
+size_t conv_fwd_wgmma_scratch(const ConvArgs &a, int *parts);
 // a.A = x, a.B = w (16-byte aligned), a.dst = y (4-byte aligned); alpha,
-// beta as the call's.
-// Needs no scratch.
-void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream);
+// beta as the call's. `scratch` (scratch_bytes, 256-byte aligned, any
+// contents) holds the split's flags and sums; with fewer bytes than
+// conv_fwd_wgmma_scratch's the kernel runs unsplit.
+void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *scratch, size_t scratch_bytes, void *stream);
 // The stride-1 data gradient `dgrad` as the forward f (setup_dgrad_as_fwd's
 // view, for which conv_fwd_wgmma_applies; f.A = dy, f.dst = dx, alpha,
 // beta) with the data gradient's own filter (dgrad.B, packed KRSC, 16-byte
@@ -43,6 +60,8 @@ void launch_conv_fwd_wgmma(const ConvArgs &a, ConvTypes t, void *stream);
 // 512x7 ~10% of its data gradient). False, nothing launched, where that
 // does not apply (groups, other filter layouts, no tensor maps): the
 // caller then transforms the filter and runs launch_conv_fwd_wgmma.
-bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *stream);
+// scratch as launch_conv_fwd_wgmma's for f.
+bool launch_conv_dgrad_wgmma(const ConvArgs &f, const ConvArgs &dgrad, ConvTypes t, void *scratch,
+                             size_t scratch_bytes, void *stream);
 
 }  // namespace fdnn::cuda

@@ -1019,11 +1019,14 @@ TEST(Convolution, WgradWgmmaSwitchedOff) {
 // one of the two blends (alternating, for the float64 reference's time).
 // `blocks` caps the kernel's grid (FREEDNN_CONV_FWD_WGMMA_BLOCKS): each block
 // then runs several tiles, as on problems larger than the float64 reference
-// can check in time.
-void check_fwd_wgmma_shapes(uint64_t seed, const char *on, const char *blocks, const char *in_place = nullptr) {
+// can check in time. `split` forces that many split parts of the last
+// wave's tiles (FREEDNN_CONV_FWD_WGMMA_SPLIT; plans made after it is set).
+void check_fwd_wgmma_shapes(uint64_t seed, const char *on, const char *blocks, const char *in_place = nullptr,
+                            const char *split = nullptr) {
   const ScopedEnv path("FREEDNN_CONV_FWD_WGMMA", on);
   const ScopedEnv grid("FREEDNN_CONV_FWD_WGMMA_BLOCKS", blocks);
   const ScopedEnv filter("FREEDNN_CONV_DGRAD_WGMMA_IN_PLACE", in_place);
+  const ScopedEnv parts("FREEDNN_CONV_FWD_WGMMA_SPLIT", split);
   Handle h;
   Rng rng(seed);
   std::vector<FewChannelShape> shapes = {
@@ -1064,6 +1067,19 @@ TEST(Convolution, FwdWgmma) { check_fwd_wgmma_shapes(test_seed(435), "1", nullpt
 TEST(Convolution, FwdWgmmaTwoBlocks) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   check_fwd_wgmma_shapes(test_seed(437), "1", "2");
+}
+
+// The split of the last wave forced (GPU only): these problems have fewer
+// tiles than multiprocessors, so every tile's reduction runs in 3 parts
+// (fewer where its steps or the grid leave no room) on as many blocks, the
+// last adding the others' sums from the scratch before it writes y; then
+// 2 parts on a grid of 3 blocks, whose tail follows a wave of whole tiles.
+// Forward and data gradient (filter in place), beta = 0 on a NaN-poisoned
+// output and beta != 0.
+TEST(Convolution, FwdWgmmaSplitTail) {
+  if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
+  check_fwd_wgmma_shapes(test_seed(441), "1", nullptr, nullptr, "3");
+  check_fwd_wgmma_shapes(test_seed(442), "1", "3", nullptr, "2");
 }
 
 // The data gradients on wgmma with the transformed filter (GPU only).

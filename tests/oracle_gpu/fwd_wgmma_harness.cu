@@ -9,10 +9,18 @@
 //    kernel has and for the library's own tile choice: padding 0/1/2,
 //    strides 1 and 2, dilation, 1x1 and 5x3 filters, pixel tails, both
 //    modes, alpha/beta, beta = 0 on a NaN-poisoned y, HALF and BFLOAT16.
+//    The split of the last wave (check_split, and in check_dgrad): every
+//    tile with 2 .. 8 parts forced, on grids where every tile is a tail
+//    tile and where whole tiles come first, the kernel's load variants,
+//    beta = 0 and != 0, on garbage in the scratch (NaN bytes, random flag
+//    values), each run twice and compared bit for bit; then the b256
+//    512x7 layer (a 64-tile second wave) and b32 layers against cuDNN's
+//    results, forward and data gradient in place (check_layer).
 // 2. The ResNet-50 3x3 layers at batch 256 and 32 in HALF: ten calls back
 //    to back between events, median of 5, every tile and the chosen one,
 //    against NVIDIA cuDNN's best forward and backward-data algorithms
-//    (cudnnFind*) timed the same way in the same process.
+//    (cudnnFind*) timed the same way in the same process; then the split's
+//    table (time_split; --split-timing: that alone, after the checks).
 //
 // Build and run on the device machine (H100), from the repository root:
 //   NV=$(python3 -c 'import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])')
@@ -25,7 +33,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cuda/convolution_dgrad_as_fwd.cu"
@@ -109,26 +120,68 @@ static void compare(const char *what, const Prob &p, const std::vector<uint16_t>
 
 static const fc::FwdTile kTiles[] = {{256, 1}, {128, 2}, {128, 1}, {64, 2}, {64, 1}};
 
+// The scratch of the split of the last wave (its flags and float sums;
+// the most a grid of 132 blocks needs is about 17 MB), and garbage to fill
+// it with before a checked run: odd rounds all bytes 0xFF (NaN sums, flags
+// past any count), even ones random words (kept on the device).
+static void *g_scratch = nullptr, *g_garbage = nullptr;
+static const size_t kScratchBytes = size_t{32} << 20;
+static void poison_scratch() {
+  static int round = 0;
+  if (g_scratch == nullptr) {
+    CK(cudaMalloc(&g_scratch, kScratchBytes));
+    CK(cudaMalloc(&g_garbage, kScratchBytes));
+    std::vector<uint32_t> words(kScratchBytes / 4);
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (auto &w : words) state = state * 6364136223846793005ull + 1442695040888963407ull, w = state >> 32;
+    CK(cudaMemcpy(g_garbage, words.data(), kScratchBytes, cudaMemcpyHostToDevice));
+  }
+  if (++round % 2 == 1)
+    CK(cudaMemset(g_scratch, 0xFF, kScratchBytes));
+  else
+    CK(cudaMemcpy(g_scratch, g_garbage, kScratchBytes, cudaMemcpyDeviceToDevice));
+}
+
+// kTiles's index of tile t.
+static int tile_index(fc::FwdTile t) {
+  for (int i = 0; i < 5; ++i)
+    if (kTiles[i].bn == t.bn && kTiles[i].mw == t.mw) return i;
+  return 4;
+}
+
+// Tiles of tile ti for M output pixels and K channels.
+static int tile_count(long long M, int K, int ti) {
+  return static_cast<int>((M + 128 * kTiles[ti].mw - 1) / (128 * kTiles[ti].mw) * (K / kTiles[ti].bn));
+}
+
 // A kernel variant: ring depth (0: the tile's default), step order, x through
 // L1, w by the copy engine, x by the copy engine's im2col copies (needs w's).
 struct Variant {
   int stages = 0, taps_inner = 1, a_via_l1 = 1, b_via_tma = 1, a_via_tma = 1, y_via_tma = 1;
+  int split_probe = 0;  // FwdArgs::split_probe (timing only: wrong results)
 };
 
-// tile_index < 0: the library's entry point (its own tile and variant).
-static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaStream_t st, Variant v = {}) {
+// tile_index < 0: the library's entry point (its own tile, split and
+// variant). Else that tile on at most `blocks` blocks (0: one per
+// multiprocessor), the last wave split into `parts` where split_grid
+// finds room (1: none).
+static void launch_with(const fc::ConvArgs &a, bool bf16, int tile_index, cudaStream_t st, Variant v = {},
+                        int parts = 1, int blocks = 0) {
+  if (g_scratch == nullptr) poison_scratch();
   if (tile_index < 0) {
-    fc::launch_conv_fwd_wgmma(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, st);
+    fc::launch_conv_fwd_wgmma(a, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, g_scratch, kScratchBytes, st);
     return;
   }
   fc::FwdArgs fa = fc::make_args(a);
   fa.stages = v.stages, fa.taps_inner = v.taps_inner, fa.a_via_l1 = v.a_via_l1, fa.b_via_tma = v.b_via_tma;
   fa.a_via_tma = v.a_via_tma;
   fa.y_via_tma = fa.y_via_tma && v.y_via_tma;  // make_args: beta = 0 and y aligned
+  fa.split_probe = v.split_probe;
+  const int grid = blocks > 0 ? blocks : fc::sm_count();
   if (bf16)
-    fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st);
+    fc::launch_tile<true>(fa, kTiles[tile_index], grid, parts, g_scratch, kScratchBytes, st);
   else
-    fc::launch_tile<false>(fa, kTiles[tile_index], fc::sm_count(), st);
+    fc::launch_tile<false>(fa, kTiles[tile_index], grid, parts, g_scratch, kScratchBytes, st);
 }
 
 // The label of a checked run: `what` on the library's own tile (ti < 0)
@@ -143,6 +196,54 @@ static std::string run_name(const char *what, int ti, const char *how) {
 }
 
 static bool tile_fits(int tile_index, int K) { return tile_index < 0 || K % kTiles[tile_index].bn == 0; }
+
+// The grids the split checks run for T tiles of nsteps steps, as (blocks,
+// parts wanted): 2 .. 8 parts on one block per multiprocessor (below 132
+// tiles every tile is a tail tile), then 2 and 3 parts on (2T + 2) / 3
+// blocks (a whole wave first, then a tail of at most a third) and 2 parts
+// on 2 blocks (several whole tiles per block before the tail); each grid
+// that splits, once.
+static std::vector<std::pair<int, int>> split_configs(int T, int nsteps) {
+  const int sms = fc::sm_count();
+  std::vector<std::pair<int, int>> configs;
+  std::vector<fc::FwdGrid> seen;
+  auto add = [&](int blocks, int parts) {
+    if (blocks < 1 || blocks > sms) return;
+    const fc::FwdGrid g = fc::split_grid(T, nsteps, blocks, parts);
+    if (g.parts < 2) return;
+    for (const fc::FwdGrid &o : seen)
+      if (o.blocks == g.blocks && o.whole == g.whole && o.parts == g.parts) return;
+    seen.push_back(g);
+    configs.emplace_back(blocks, parts);
+  };
+  for (int parts = 2; parts <= 8; ++parts) add(sms, parts);
+  for (int parts : {2, 3}) add((2 * T + 2) / 3, parts);
+  add(2, 2);
+  return configs;
+}
+
+// "name: N parts of S steps, B blocks (W whole tiles, T tail tiles)" of a split run.
+static std::string split_name(const char *what, int ti, int T, int nsteps, int blocks, int parts, const char *how) {
+  const fc::FwdGrid g = fc::split_grid(T, nsteps, blocks, parts);
+  char name[192];
+  std::snprintf(name, sizeof name, "%s tile %dx%d: %d parts of %d steps, %d blocks (%d whole, %d tail)%s", what,
+                128 * kTiles[ti].mw, kTiles[ti].bn, g.parts, nsteps, g.blocks, g.whole, g.tail, how);
+  return name;
+}
+
+// Split runs repeated on other garbage in the scratch: identical outputs, and those that differed.
+static int repeats_same = 0, repeats_differ = 0;
+static void same_bits(const std::string &name, const std::vector<uint16_t> &a, const std::vector<uint16_t> &b) {
+  size_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  if (differ == 0) {
+    ++repeats_same;
+    return;
+  }
+  ++repeats_differ;
+  ++failures;
+  std::printf("FAIL %s: a second run differs in %zu of %zu values\n", name.c_str(), differ, a.size());
+}
 
 static void check_forward(const Prob &p) {
   const int P = p.P(), Q = p.Q();
@@ -183,6 +284,60 @@ static void check_forward(const Prob &p) {
   CK(cudaFree(dy));
 }
 
+// The split of the last wave on every tile that fits p (split_configs),
+// the kernel's variants in turn (both operands by the copy engine, A by
+// the gather, the 2-stage channel-inner ring with the cp.async loads and
+// direct stores), each run twice on other garbage in the scratch and a
+// poisoned y: within tolerance of the float64 reference, and the second
+// run the same bits as the first.
+static void check_split(const Prob &p) {
+  const int P = p.P(), Q = p.Q();
+  std::vector<uint16_t> x(static_cast<size_t>(p.N) * p.H * p.W * p.C), w(static_cast<size_t>(p.K) * p.R * p.S * p.C),
+      y0(static_cast<size_t>(p.N) * P * Q * p.K);
+  for (auto &v : x) v = to16(urand(), p.bf16);
+  for (auto &v : w) v = to16(urand(), p.bf16);
+  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
+  for (auto &v : y0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
+  const std::vector<double> ref = reference(p, x, w, y0);
+  uint16_t *dx, *dw, *dy;
+  CK(cudaMalloc(&dx, x.size() * 2));
+  CK(cudaMalloc(&dw, w.size() * 2));
+  CK(cudaMalloc(&dy, y0.size() * 2));
+  CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  const long long M = static_cast<long long>(p.N) * P * Q;
+  const int nsteps = p.R * p.S * p.C / 64;
+  std::vector<uint16_t> out(y0.size()), again(y0.size());
+  int k = 0;
+  for (int ti = 0; ti < 5; ++ti) {
+    if (!tile_fits(ti, p.K)) continue;
+    const int T = tile_count(M, p.K, ti);
+    for (auto [blocks, parts] : split_configs(T, nsteps)) {
+      Variant v;
+      const char *how = "";
+      if (k % 3 == 1) v.a_via_tma = 0, how = ", gather";
+      if (k % 3 == 2)
+        v.stages = 2, v.taps_inner = 0, v.a_via_l1 = 0, v.b_via_tma = 0, v.a_via_tma = 0, v.y_via_tma = 0,
+        how = ", 2st ch-inner no-tma y-direct";
+      ++k;
+      for (std::vector<uint16_t> *o : {&out, &again}) {
+        CK(cudaMemcpy(dy, y0.data(), y0.size() * 2, cudaMemcpyHostToDevice));
+        poison_scratch();
+        launch_with(fwd_args(p, dx, dw, dy), p.bf16, ti, 0, v, parts, blocks);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(o->data(), dy, o->size() * 2, cudaMemcpyDeviceToHost));
+      }
+      const std::string name = split_name("fwd split", ti, T, nsteps, blocks, parts, how);
+      compare(name.c_str(), p, out, ref);
+      same_bits(name, out, again);
+    }
+  }
+  CK(cudaFree(dx));
+  CK(cudaFree(dw));
+  CK(cudaFree(dy));
+}
+
 // The data gradient's ConvArgs (as the engine fills them for the filter
 // transform): w packed KRSC with K = Kg, C = Cg.
 static fc::ConvArgs dgrad_args(int C, int K, int R, int S, int flip, const void *w) {
@@ -199,9 +354,11 @@ static fc::ConvArgs dgrad_args(int C, int K, int R, int S, int flip, const void 
 // library's entry (tile_index < 0) or one tile, A by the im2col copies or
 // the gather.
 static void launch_dgrad_in_place(const fc::ConvArgs &f, const fc::ConvArgs &dgrad, bool bf16, int tile_index,
-                                  bool a_via_tma, cudaStream_t st) {
+                                  bool a_via_tma, cudaStream_t st, int parts = 1, int blocks = 0) {
+  if (g_scratch == nullptr) poison_scratch();
   if (tile_index < 0) {
-    if (!fc::launch_conv_dgrad_wgmma(f, dgrad, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, st)) {
+    if (!fc::launch_conv_dgrad_wgmma(f, dgrad, bf16 ? fc::ConvTypes::bf16 : fc::ConvTypes::f16, g_scratch,
+                                     kScratchBytes, st)) {
       std::printf("FAIL launch_conv_dgrad_wgmma declined\n");
       ++failures;
     }
@@ -210,8 +367,9 @@ static void launch_dgrad_in_place(const fc::ConvArgs &f, const fc::ConvArgs &dgr
   fc::FwdArgs fa = fc::make_args(f);
   fa.w = static_cast<const uint16_t *>(dgrad.B), fa.b_trans = 1, fa.flip = dgrad.flip ? 0 : 1;
   fa.a_via_tma = a_via_tma;
-  const bool ok = bf16 ? fc::launch_tile<true>(fa, kTiles[tile_index], fc::sm_count(), st)
-                       : fc::launch_tile<false>(fa, kTiles[tile_index], fc::sm_count(), st);
+  const int grid = blocks > 0 ? blocks : fc::sm_count();
+  const bool ok = bf16 ? fc::launch_tile<true>(fa, kTiles[tile_index], grid, parts, g_scratch, kScratchBytes, st)
+                       : fc::launch_tile<false>(fa, kTiles[tile_index], grid, parts, g_scratch, kScratchBytes, st);
   if (!ok) {
     std::printf("FAIL in-place tile declined\n");
     ++failures;
@@ -297,6 +455,33 @@ static void check_dgrad(const Prob &p) {
     CK(cudaMemcpy(out.data(), d_dx, out.size() * 2, cudaMemcpyDeviceToHost));
     compare(run_name("dgrad in place", ti, run % 2 == 0 ? "" : " gather").c_str(), p, out, ref);
   }
+  // The split of the last wave with the filter in place (split_configs),
+  // A by the im2col copies and the gather in turn, each run twice on other
+  // garbage in the scratch.
+  const long long M = static_cast<long long>(p.N) * p.H * p.W;
+  const int nsteps = p.R * p.S * p.K / 64;
+  std::vector<uint16_t> again(out.size());
+  int k = 0;
+  for (int ti = 0; ti < 5; ++ti) {
+    if (!tile_fits(ti, p.C)) continue;
+    const int T = tile_count(M, p.C, ti);
+    for (auto [blocks, parts] : split_configs(T, nsteps)) {
+      const bool a_via_tma = k++ % 2 == 0;
+      for (std::vector<uint16_t> *o : {&out, &again}) {
+        CK(cudaMemcpy(d_dx, dx0.data(), dx0.size() * 2, cudaMemcpyHostToDevice));
+        poison_scratch();
+        launch_dgrad_in_place(fwd_args(f, d_dy, nullptr, d_dx), dgrad_args(p.C, p.K, p.R, p.S, p.flip, d_w), p.bf16,
+                              ti, a_via_tma, 0, parts, blocks);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(o->data(), d_dx, o->size() * 2, cudaMemcpyDeviceToHost));
+      }
+      const std::string name =
+          split_name("dgrad in place split", ti, T, nsteps, blocks, parts, a_via_tma ? "" : ", gather");
+      compare(name.c_str(), p, out, ref);
+      same_bits(name, out, again);
+    }
+  }
   CK(cudaFree(d_dy));
   CK(cudaFree(d_w));
   CK(cudaFree(d_wt));
@@ -312,6 +497,47 @@ struct Bufs {
   void *ws;
   size_t ws_bytes;
 };
+
+// cuDNN's best forward and backward-data times of the layer (C = K) and
+// their algorithms, by its own Find, then timed as ours.
+static void cudnn_best(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStream_t st, double *fwd_ms, int *fwd_algo,
+                       double *bwd_ms, int *bwd_algo) {
+  const int K = C;
+  const DnnConv3x3 dc(N, C, K, HW);
+  const cudnnTensorDescriptor_t xd = dc.xd, yd = dc.yd;
+  const cudnnFilterDescriptor_t wd = dc.wd;
+  const cudnnConvolutionDescriptor_t cd = dc.cd;
+  const float one = 1.f, zero = 0.f;
+  cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int n = 0;
+  DNN(cudnnFindConvolutionForwardAlgorithmEx(h, xd, b.x, wd, b.w, cd, yd, b.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp,
+                                             b.ws, b.ws_bytes));
+  *fwd_ms = 1e30, *fwd_algo = -1;
+  for (int i = 0; i < n; ++i) {
+    if (fp[i].status != CUDNN_STATUS_SUCCESS || fp[i].memory > b.ws_bytes) continue;
+    const auto algo = fp[i].algo;
+    const double ms = median_ms_per_call(
+        [&] { DNN(cudnnConvolutionForward(h, &one, xd, b.x, wd, b.w, cd, algo, b.ws, b.ws_bytes, &zero, yd, b.y)); },
+        st);
+    if (ms < *fwd_ms) *fwd_ms = ms, *fwd_algo = algo;
+    if (i >= 2) break;  // Find's first three (sorted by its own time)
+  }
+  cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, b.w, yd, b.y, cd, xd, b.x,
+                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, bp, b.ws, b.ws_bytes));
+  *bwd_ms = 1e30, *bwd_algo = -1;
+  for (int i = 0; i < n; ++i) {
+    if (bp[i].status != CUDNN_STATUS_SUCCESS || bp[i].memory > b.ws_bytes) continue;
+    const auto algo = bp[i].algo;
+    const double ms = median_ms_per_call(
+        [&] {
+          DNN(cudnnConvolutionBackwardData(h, &one, wd, b.w, yd, b.y, cd, algo, b.ws, b.ws_bytes, &zero, xd, b.x));
+        },
+        st);
+    if (ms < *bwd_ms) *bwd_ms = ms, *bwd_algo = algo;
+    if (i >= 2) break;
+  }
+}
 
 static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStream_t st) {
   const int K = C;
@@ -351,6 +577,9 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     if (sweep) std::strcat(tiles_text, part);
   }
   const double chosen_ms = median_ms_per_call([&] { launch_with(a, false, -1, st); }, st);
+  // The tile the library would run without the split, whole.
+  const fc::FwdChoice whole = fc::choose_tile(a.M, K, 9 * C / 64, fc::grid_blocks(), 0);
+  const double whole_ms = median_ms_per_call([&] { launch_with(a, false, tile_index(whole.tile), st); }, st);
   // The best variant with y by the consumers' direct stores.
   Variant direct = best_v;
   direct.y_via_tma = 0;
@@ -367,52 +596,178 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   // The same with the filter read in place (the library's path).
   const double dgrad_ip_ms = median_ms_per_call([&] { launch_dgrad_in_place(fa, da, false, -1, true, st); }, st);
 
-  // cuDNN, best algorithms by its own Find.
-  const DnnConv3x3 dc(N, C, K, HW);
-  const cudnnTensorDescriptor_t xd = dc.xd, yd = dc.yd;
-  const cudnnFilterDescriptor_t wd = dc.wd;
-  const cudnnConvolutionDescriptor_t cd = dc.cd;
-  const float one = 1.f, zero = 0.f;
-  cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int n = 0;
-  DNN(cudnnFindConvolutionForwardAlgorithmEx(h, xd, b.x, wd, b.w, cd, yd, b.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp,
-                                             b.ws, b.ws_bytes));
-  double cudnn_fwd_ms = 1e30;
-  int fwd_algo = -1;
-  for (int i = 0; i < n; ++i) {
-    if (fp[i].status != CUDNN_STATUS_SUCCESS || fp[i].memory > b.ws_bytes) continue;
-    const auto algo = fp[i].algo;
-    const double ms = median_ms_per_call(
-        [&] { DNN(cudnnConvolutionForward(h, &one, xd, b.x, wd, b.w, cd, algo, b.ws, b.ws_bytes, &zero, yd, b.y)); },
-        st);
-    if (ms < cudnn_fwd_ms) cudnn_fwd_ms = ms, fwd_algo = algo;
-    if (i >= 2) break;  // Find's first three (sorted by its own time)
-  }
-  cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  DNN(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, b.w, yd, b.y, cd, xd, b.x,
-                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, bp, b.ws, b.ws_bytes));
-  double cudnn_bwd_ms = 1e30;
-  int bwd_algo = -1;
-  for (int i = 0; i < n; ++i) {
-    if (bp[i].status != CUDNN_STATUS_SUCCESS || bp[i].memory > b.ws_bytes) continue;
-    const auto algo = bp[i].algo;
-    const double ms = median_ms_per_call(
-        [&] {
-          DNN(cudnnConvolutionBackwardData(h, &one, wd, b.w, yd, b.y, cd, algo, b.ws, b.ws_bytes, &zero, xd, b.x));
-        },
-        st);
-    if (ms < cudnn_bwd_ms) cudnn_bwd_ms = ms, bwd_algo = algo;
-    if (i >= 2) break;
-  }
+  double cudnn_fwd_ms, cudnn_bwd_ms;
+  int fwd_algo, bwd_algo;
+  cudnn_best(h, b, N, C, HW, st, &cudnn_fwd_ms, &fwd_algo, &cudnn_bwd_ms, &bwd_algo);
   const double t_ours = flop / chosen_ms / 1e9, t_dnn = flop / cudnn_fwd_ms / 1e9;
   const double t_dg = flop / dgrad_ms / 1e9, t_dnn_dg = flop / cudnn_bwd_ms / 1e9;
   std::printf(
-      "| %3dx%-2d N%-3d | fwd %4.0f (best %dx%d st%d taps%d l1%d tma%d%d %4.0f, y direct %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
+      "| %3dx%-2d N%-3d | fwd %4.0f (no split %4.0f; best %dx%d st%d taps%d l1%d tma%d%d %4.0f, y direct %4.0f) | cuDNN %4.0f (algo %d) | %.2f | dgrad "
       "%4.0f, in place %4.0f | cuDNN %4.0f (algo %d) | %.2f |%s\n",
-      C, HW, N, t_ours, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
+      C, HW, N, t_ours, flop / whole_ms / 1e9, 128 * kTiles[best_tile].mw, kTiles[best_tile].bn, best_v.stages, best_v.taps_inner,
       best_v.a_via_l1, best_v.b_via_tma, best_v.a_via_tma, flop / best_ms / 1e9, flop / direct_ms / 1e9, t_dnn, fwd_algo, t_ours / t_dnn, t_dg,
       flop / dgrad_ip_ms / 1e9, t_dnn_dg, bwd_algo, flop / dgrad_ip_ms / 1e9 / t_dnn_dg, tiles_text);
   std::fflush(stdout);
+}
+
+// The split of the last wave, timed: the library's choice with and
+// without it (FREEDNN_CONV_FWD_WGMMA_SPLIT=0's tile, whole), forward and
+// data gradient in place, cuDNN's best beside; then each tile that fits,
+// whole and split into 2 .. 8 parts (each distinct grid), forward.
+static void time_split(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStream_t st) {
+  const int K = C, nsteps = 9 * C / 64, sms = fc::grid_blocks();
+  Prob p{N, HW, HW, C, K, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1.f, 0.f, false};
+  const double flop = 2.0 * N * HW * HW * double(K) * C * 9;
+  const fc::ConvArgs a = fwd_args(p, b.x, b.w, b.y);
+  const fc::FwdChoice split = fc::choose_tile(a.M, K, nsteps, sms, -1), whole = fc::choose_tile(a.M, K, nsteps, sms, 0);
+  const int ts = tile_index(split.tile), tw = tile_index(whole.tile);
+  auto tf = [&](double ms) { return flop / ms / 1e9; };
+  const double fwd_split = median_ms_per_call([&] { launch_with(a, false, ts, st, {}, split.grid.parts); }, st);
+  const double fwd_whole = median_ms_per_call([&] { launch_with(a, false, tw, st); }, st);
+  // What a memset of the flags ahead of each call would add (the split
+  // clears them in a kernel that its own overlaps instead).
+  const double memset_ms = median_ms_per_call(
+      [&] {
+        CK(cudaMemsetAsync(g_scratch, 0, 1024, st));
+        launch_with(a, false, tw, st);
+      },
+      st);
+  const fc::ConvArgs da = dgrad_args(C, K, 3, 3, 0, b.w);
+  const fc::ConvArgs fa = fwd_args(p, b.x, nullptr, b.y);
+  const double dg_split =
+      median_ms_per_call([&] { launch_dgrad_in_place(fa, da, false, ts, true, st, split.grid.parts); }, st);
+  const double dg_whole = median_ms_per_call([&] { launch_dgrad_in_place(fa, da, false, tw, true, st); }, st);
+  double cudnn_fwd_ms, cudnn_bwd_ms;
+  int fwd_algo, bwd_algo;
+  cudnn_best(h, b, N, C, HW, st, &cudnn_fwd_ms, &fwd_algo, &cudnn_bwd_ms, &bwd_algo);
+  std::printf("| %3dx%-2d N%-3d | %dx%d %d parts (%d whole + %d tail tiles) | fwd %4.0f | dgrad %4.0f "
+              "| %dx%d whole (%d tiles) | fwd %4.0f | dgrad %4.0f | cuDNN fwd %4.0f dgrad %4.0f | memset %+.1f us |\n",
+              C, HW, N, 128 * split.tile.mw, split.tile.bn, split.grid.parts, split.grid.whole, split.grid.tail,
+              tf(fwd_split), tf(dg_split), 128 * whole.tile.mw, whole.tile.bn, whole.grid.whole, tf(fwd_whole),
+              tf(dg_whole), tf(cudnn_fwd_ms), tf(cudnn_bwd_ms), (memset_ms - fwd_whole) * 1e3);
+  for (int ti = 0; ti < 5; ++ti) {
+    if (!tile_fits(ti, K)) continue;
+    const int T = tile_count(a.M, K, ti);
+    std::printf("    %dx%d, %d tiles: whole %4.0f", 128 * kTiles[ti].mw, kTiles[ti].bn, T,
+                tf(median_ms_per_call([&] { launch_with(a, false, ti, st); }, st)));
+    int last = 1;
+    for (int parts = 2; parts <= 8; ++parts) {
+      const fc::FwdGrid g = fc::split_grid(T, nsteps, sms, parts);
+      if (g.parts <= last) continue;
+      last = g.parts;
+      std::printf(", %d parts %4.0f", g.parts,
+                  tf(median_ms_per_call([&] { launch_with(a, false, ti, st, {}, g.parts); }, st)));
+    }
+    std::printf("\n");
+  }
+  // Where the split's time goes, on the widest tile in 2 and 4 parts (us):
+  // the parts' steps alone (probe 1: no slots, no flags), + the slots'
+  // stores and the flags (probe 2: the last part adds none), all.
+  const int wide = tile_fits(0, K) ? 0 : 2, T = tile_count(a.M, K, wide);
+  std::printf("    %dx%d probes, us:", 128 * kTiles[wide].mw, kTiles[wide].bn);
+  int last = 1;
+  for (int parts : {2, 4}) {
+    const fc::FwdGrid g = fc::split_grid(T, nsteps, sms, parts);
+    if (g.parts <= last) continue;
+    last = g.parts;
+    double us[3];
+    for (int probe = 0; probe < 3; ++probe) {
+      Variant v;
+      v.split_probe = probe == 2 ? 0 : probe + 1;
+      us[probe] = 1e3 * median_ms_per_call([&] { launch_with(a, false, wide, st, v, g.parts); }, st);
+    }
+    std::printf(" %d parts: steps %.1f, + stores and flags %.1f, all %.1f;", g.parts, us[0], us[1], us[2]);
+  }
+  std::printf(" whole %.1f\n", 1e3 * median_ms_per_call([&] { launch_with(a, false, wide, st); }, st));
+  std::fflush(stdout);
+}
+
+// The split on the layers it is for, against cuDNN's results (a float64
+// reference of these takes minutes): the batch-256 512x7 layer (a second
+// wave of 64 tiles) and batch-32 ones (fewer tiles than multiprocessors),
+// forward and the data gradient in place, with beta = 0 (staged stores,
+// a NaN-poisoned output) and 0.5 (direct stores): the library's choice,
+// then the widest tile with 2 .. 5 parts forced; each run twice on other
+// garbage in the scratch (the same bits).
+static void check_layer(cudnnHandle_t h, int N, int C, int HW) {
+  const int K = C, nsteps = 9 * C / 64;
+  const DnnConv3x3 dc(N, C, K, HW);
+  const size_t act = size_t{1} * N * HW * HW * C, wel = size_t{9} * C * K, ws_bytes = size_t{256} << 20;
+  std::vector<uint16_t> x(act), w(wel), y0(act), out(act), again(act);
+  std::vector<double> ref(act);
+  for (auto &v : x) v = to16(urand(), false);
+  for (auto &v : w) v = to16(urand() * 0.05f, false);
+  uint16_t *dx, *dw, *dy, *dref;
+  void *ws;
+  CK(cudaMalloc(&dx, act * 2));
+  CK(cudaMalloc(&dw, wel * 2));
+  CK(cudaMalloc(&dy, act * 2));
+  CK(cudaMalloc(&dref, act * 2));
+  CK(cudaMalloc(&ws, ws_bytes));
+  CK(cudaMemcpy(dx, x.data(), act * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(dw, w.data(), wel * 2, cudaMemcpyHostToDevice));
+  cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  cudnnConvolutionBwdDataAlgoPerf_t bp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int nf = 0, nb = 0;
+  DNN(cudnnGetConvolutionForwardAlgorithm_v7(h, dc.xd, dc.wd, dc.cd, dc.yd, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &nf, fp));
+  DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, dc.wd, dc.yd, dc.cd, dc.xd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                  &nb, bp));
+  int falgo = -1, balgo = -1;
+  for (int i = nf - 1; i >= 0; --i)
+    if (fp[i].status == CUDNN_STATUS_SUCCESS && fp[i].memory <= ws_bytes) falgo = fp[i].algo;
+  for (int i = nb - 1; i >= 0; --i)
+    if (bp[i].status == CUDNN_STATUS_SUCCESS && bp[i].memory <= ws_bytes) balgo = bp[i].algo;
+  const int wide = tile_fits(0, K) ? 0 : 2;  // 128 x 256, else 128 x 128
+  const int T = tile_count(static_cast<long long>(N) * HW * HW, K, wide);
+  const float one = 1.f;
+  for (int dir = 0; dir < 2; ++dir)
+    for (float beta : {0.f, 0.5f}) {
+      // The forward: x -> y; the data gradient: dy (x's buffer) -> dx (y's).
+      Prob p{N, HW, HW, C, K, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1.f, beta, false};
+      for (auto &v : y0) v = beta != 0 ? to16(urand(), false) : 0x7E00;
+      CK(cudaMemcpy(dref, y0.data(), act * 2, cudaMemcpyHostToDevice));
+      if (dir == 0)
+        DNN(cudnnConvolutionForward(h, &one, dc.xd, dx, dc.wd, dw, dc.cd, static_cast<cudnnConvolutionFwdAlgo_t>(falgo),
+                                    ws, ws_bytes, &beta, dc.yd, dref));
+      else
+        DNN(cudnnConvolutionBackwardData(h, &one, dc.wd, dw, dc.yd, dx, dc.cd,
+                                         static_cast<cudnnConvolutionBwdDataAlgo_t>(balgo), ws, ws_bytes, &beta, dc.xd,
+                                         dref));
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(out.data(), dref, act * 2, cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < act; ++i) ref[i] = from16(out[i], false);
+      std::vector<std::pair<int, int>> runs = {{-1, 0}};  // (tile, parts): the library's choice first
+      int last = 1;
+      for (int parts = 2; parts <= 5; ++parts) {
+        const fc::FwdGrid g = fc::split_grid(T, nsteps, fc::sm_count(), parts);
+        if (g.parts > last) runs.emplace_back(wide, g.parts), last = g.parts;
+      }
+      for (auto [ti, parts] : runs) {
+        for (std::vector<uint16_t> *o : {&out, &again}) {
+          CK(cudaMemcpy(dy, y0.data(), act * 2, cudaMemcpyHostToDevice));
+          poison_scratch();
+          if (dir == 0)
+            launch_with(fwd_args(p, dx, dw, dy), false, ti, 0, {}, parts);
+          else
+            launch_dgrad_in_place(fwd_args(p, dx, nullptr, dy), dgrad_args(C, K, 3, 3, 0, dw), false, ti, true, 0,
+                                  parts);
+          CK(cudaGetLastError());
+          CK(cudaDeviceSynchronize());
+          CK(cudaMemcpy(o->data(), dy, act * 2, cudaMemcpyDeviceToHost));
+        }
+        char what[64];
+        std::snprintf(what, sizeof what, "%s vs cuDNN", dir == 0 ? "fwd" : "dgrad in place");
+        const std::string name = ti < 0 ? run_name(what, -1, "")
+                                        : split_name(what, ti, T, nsteps, fc::sm_count(), parts, "");
+        compare(name.c_str(), p, out, ref);
+        same_bits(name, out, again);
+      }
+    }
+  CK(cudaFree(dx));
+  CK(cudaFree(dw));
+  CK(cudaFree(dy));
+  CK(cudaFree(dref));
+  CK(cudaFree(ws));
 }
 
 int main(int argc, char **argv) {
@@ -470,14 +825,29 @@ int main(int argc, char **argv) {
       P(2, 12, 11, 192, 64, 5, 3, 2, 1, 1, 1, 2, 1, 0, 1, 0, false),       // 5x3 dilated, dy 64 channels
   };
   for (const Prob &p : dchecks) check_dgrad(p);
-  std::printf("correctness: %d failures\n", failures);
-  if (argc > 1 && std::strcmp(argv[1], "--check-only") == 0) return failures != 0;
-
-  // 2. Timing.
+  // The split of the last wave on every tile (the data gradients above
+  // ran theirs): 72 steps (2 .. 8 parts, most of them not dividing it) and
+  // 9 (parts of one or two steps), beta = 0 (staged stores) and beta != 0
+  // (direct stores), pixel tails, both modes, a stride, BFLOAT16.
+  const Prob split_checks[] = {
+      P(5, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),          // 512x7, 245 pixels
+      P(5, 7, 7, 512, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0.7f, 0.5f, false),    // beta, CONVOLUTION
+      P(2, 10, 10, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, false),          // 9 steps
+      P(3, 9, 8, 64, 192, 3, 3, 1, 1, 1, 1, 1, 1, 0, -1.25f, 0, true),       // K = 192, bf16
+      P(2, 13, 13, 128, 128, 3, 3, 1, 1, 2, 2, 1, 1, 0, 1, 0.25f, false),    // stride 2, beta
+  };
+  for (const Prob &p : split_checks) check_split(p);
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudnnHandle_t h;
   DNN(cudnnCreate(&h));
+  for (auto [N, C, HW] : {std::tuple{256, 512, 7}, {32, 512, 7}, {32, 256, 14}, {32, 128, 28}})
+    check_layer(h, N, C, HW);
+  std::printf("correctness: %d failures; split runs repeated: %d the same bits, %d not\n", failures, repeats_same,
+              repeats_differ);
+  if (argc > 1 && std::strcmp(argv[1], "--check-only") == 0) return failures != 0;
+
+  // 2. Timing.
   DNN(cudnnSetStream(h, st));
   Bufs b;
   const size_t act = size_t{256} * 56 * 56 * 64, wel = size_t{512} * 9 * 512;
@@ -502,8 +872,14 @@ int main(int argc, char **argv) {
   std::printf(
       "| layer | ours fwd (chosen tile) | cuDNN fwd | ratio | ours dgrad (transform + fwd, in place) | cuDNN dgrad | ratio (in place) | each tile: "
       "cp.async/TMA B\n");
-  for (int N : {256, 32})
-    for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
+  // --split-timing: the split's table alone.
+  if (argc <= 1 || std::strcmp(argv[1], "--split-timing") != 0)
+    for (int N : {256, 32})
+      for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
+  std::printf("\nThe split of the last wave, TFLOP/s (as above): the library's tile and split | "
+              "its tile without the split | cuDNN\n");
+  for (auto [N, C, HW] : {std::tuple{256, 512, 7}, {32, 512, 7}, {32, 256, 14}, {32, 128, 28}})
+    time_split(h, b, N, C, HW, st);
   DNN(cudnnDestroy(h));
   if (csv != stdout) std::fclose(csv);
   return failures != 0;
