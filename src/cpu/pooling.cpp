@@ -34,11 +34,13 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/pooling_avg_backward_rows.hpp"
 #include "cpu/pooling_max_backward_rows.hpp"
 #include "cpu/pooling_max_rows.hpp"
 #include "cpu/pooling_nhwc_forward.hpp"
@@ -543,16 +545,85 @@ struct Kernels : ComputeIo<S, C> {
   // channels-innermost forward stores bypass the caches (the caller fences).
   bool stream_y = false;
 
+  // Output positions [lo, hi) along dimension k whose windows hold input
+  // position i.
+  void outputs_over(int k, int64_t i, int64_t &lo, int64_t &hi) const {
+    pool_rows::covering_outputs(i, G.win[k], G.str[k], G.pad[k], G.out[k], lo, hi);
+  }
+
+  // Float average backward with columns contiguous in dy and dx and a
+  // column stride of 1 or 2, on an AVX-512 CPU: one dx row at a time by
+  // pool_rows::avg_backward_row (see pooling_avg_backward_rows.hpp).
+  // FREEDNN_CPU_POOL_AVG_ROWS=0 keeps backward_line_avg, =nostream keeps
+  // ordinary stores for a large dx.
+  static constexpr int64_t kAvgRowsMax = 64;  // dy rows over one dx row (depth x height windows)
+  bool avg_backward_rows_fit() const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      const int64_t rows = (G.win[0] + G.str[0] - 1) / G.str[0] * ((G.win[1] + G.str[1] - 1) / G.str[1]);
+      return !is_max && !G.channels_inner && G.is[4] == 1 && G.os[4] == 1 && (G.str[2] == 1 || G.str[2] == 2) &&
+             rows <= kAvgRowsMax && avx512_usable() && !env_has_word("FREEDNN_CPU_POOL_AVG_ROWS", "0");
+    }
+    return false;
+  }
+
+  template <class Par>
+  void avg_backward_rows(const Par &par, const T *dy, T *dx) const {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float>) {
+      pool_rows::AvgBwdColumns cols;
+      cols.W = G.in[2], cols.OW = G.out[2], cols.win = G.win[2], cols.stride = G.str[2], cols.pad = G.pad[2];
+      // A dx far larger than the caches, written with beta = 0, bypasses
+      // them (no read for ownership of lines that are written whole).
+      constexpr int64_t kStreamBytes = int64_t{8} << 20;
+      const bool stream = beta == 0.0f && streaming_stores_allowed() &&
+                          !env_has_word("FREEDNN_CPU_POOL_AVG_ROWS", "nostream") &&
+                          G.n * G.c * G.in[0] * G.in[1] * G.in[2] * static_cast<int64_t>(sizeof(float)) >= kStreamBytes;
+      const auto row = beta != 0.0f ? &pool_rows::avg_backward_row<pool_rows::AvgOut::blend>
+                       : stream     ? &pool_rows::avg_backward_row<pool_rows::AvgOut::stream>
+                                    : &pool_rows::avg_backward_row<pool_rows::AvgOut::store>;
+      // The dy rows over each input row and depth, worked out once: per row
+      // the loop below then costs a few vector instructions besides its
+      // data (decoding a flat row index took more time than the row).
+      const auto ranges = [&](int k) {  // [lo, hi) of input position i at 2i, 2i + 1
+        std::vector<int64_t> v(static_cast<size_t>(2 * G.in[k]));
+        for (size_t i = 0; i < v.size() / 2; ++i)
+          outputs_over(k, static_cast<int64_t>(i), v[2 * i], v[2 * i + 1]);
+        return v;
+      };
+      const std::vector<int64_t> dr = ranges(0), hr = ranges(1);
+      // Items: whole (image, channel, depth) planes of rows, or runs of a
+      // plane's rows when there are few planes.
+      const int64_t planes = G.n * G.c * G.in[0], H = G.in[1];
+      const int64_t runs = std::min(H, std::max<int64_t>(1, (64 + planes - 1) / planes)), run = (H + runs - 1) / runs;
+      par(planes * runs, [&](int64_t b, int64_t e) {
+        std::vector<float> buf(static_cast<size_t>(pool_rows::avg_row_buffer(cols)), 0.0f);
+        const float *g[kAvgRowsMax];
+        float f[kAvgRowsMax];
+        for (int64_t item = b; item < e; ++item) {
+          const int64_t plane = item / runs, h0 = item % runs * run, h1 = std::min(H, h0 + run);
+          const int64_t id = plane % G.in[0], nc = plane / G.in[0], n = nc / G.c, c = nc % G.c;
+          const int64_t od0 = dr[static_cast<size_t>(2 * id)], od1 = dr[static_cast<size_t>(2 * id + 1)];
+          const T *dyp = dy + n * G.os[0] + c * G.os[1];
+          T *dxp = dx + n * G.is[0] + c * G.is[1] + id * G.is[2];
+          for (int64_t ih = h0; ih < h1; ++ih) {
+            const int64_t oh0 = hr[static_cast<size_t>(2 * ih)], oh1 = hr[static_cast<size_t>(2 * ih + 1)];
+            int rows = 0;
+            for (int64_t od = od0; od < od1; ++od)
+              for (int64_t oh = oh0; oh < oh1; ++oh, ++rows) {
+                g[rows] = dyp + od * G.os[2] + oh * G.os[3];
+                f[rows] = div.inv[0][static_cast<size_t>(od)] * div.inv[1][static_cast<size_t>(oh)];
+              }
+            row(cols, g, f, rows, div.inv[2].data(), buf.data(), dxp + ih * G.is[3], alpha, beta);
+          }
+        }
+        if (stream) _mm_sfence();  // the streaming stores are visible before the call returns
+      });
+    }
+  }
+
   void backward_line_avg(const T *dy, T *dx, int64_t n, int64_t c, int64_t id, int64_t ih, C *scratch) const {
     const int64_t W = G.in[2], OW = G.out[2], pad = G.pad[2], win = G.win[2], strw = G.str[2];
     const int64_t lp = line_length();
     C *line = scratch, *even = scratch + lp, *odd = even + lp / 2, *t = odd + lp / 2;
-    // Output positions along dimension k whose window holds input position i.
-    auto outputs_over = [&](int k, int64_t i, int64_t &lo, int64_t &hi) {
-      const int64_t last = i + G.pad[k], first = last - G.win[k] + 1;  // window starts o*str in [first, last]
-      lo = first <= 0 ? 0 : (first + G.str[k] - 1) / G.str[k];
-      hi = std::min(G.out[k], last / G.str[k] + 1);
-    };
     int64_t od0, od1, oh0, oh1;
     outputs_over(0, id, od0, od1);
     outputs_over(1, ih, oh0, oh1);
@@ -847,6 +918,10 @@ void run(const ExecContext &ctx, const ResampleOperands &r, const Geometry &G, c
   const T *dy = static_cast<const T *>(pack.get(op.dy));
   T *dx = static_cast<T *>(pack.get(op.dx));
   if (!op.is_max() && !G.channels_inner && G.is[4] == 1) {  // average, columns contiguous in dx
+    if (k.avg_backward_rows_fit()) {
+      k.avg_backward_rows(par, dy, dx);
+      return;
+    }
     par(G.n * G.c * G.in[0] * G.in[1], [&](int64_t b, int64_t e) {
       std::vector<C> scratch(static_cast<size_t>(k.grad_line_scratch()));
       for (int64_t i = b; i < e; ++i) {

@@ -174,14 +174,15 @@ TEST(PoolingForward, LargerNchwAndNhwcProblems) {
   }
 }
 
-// One max-backward case on every engine: x (distinct values) and y from the
-// reference forward, dy random, dx poisoned or blended; `strides` gives
-// x's, dy's and dx's strides (y is packed in `y_layout`).
-void check_max_backward(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const PoolingParams &p,
-                        const std::vector<int64_t> &xdims, Layout y_layout,
-                        const std::function<std::vector<int64_t>(const std::vector<int64_t> &)> &strides,
-                        const std::string &what,
-                        const std::function<void(HostTensor &, Rng &)> &fill = fill_distinct) {
+// One backward case on every engine: x (distinct values) and y from the
+// reference forward, dy random, dx poisoned or blended (at random, or as
+// `blend_as` says: 0 poisoned, 1 blended); `strides` gives x's, dy's and dx's
+// strides (y is packed in `y_layout`).
+void check_backward_case(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const PoolingParams &p,
+                         const std::vector<int64_t> &xdims, Layout y_layout,
+                         const std::function<std::vector<int64_t>(const std::vector<int64_t> &)> &strides,
+                         const std::string &what,
+                         const std::function<void(HostTensor &, Rng &)> &fill = fill_distinct, int blend_as = -1) {
   const std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
   HostTensor x = make_tensor(dt, xdims, strides(xdims));
   fill(x, rng);
@@ -195,7 +196,7 @@ void check_max_backward(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const P
   HostTensor dy = make_tensor(dt, ydims, strides(ydims));
   fill_random(dy, rng, -2, 2);
   HostTensor dx0 = make_tensor(dt, xdims, strides(xdims));
-  const bool blend = rng.coin(0.4);
+  const bool blend = blend_as < 0 ? rng.coin(0.4) : blend_as == 1;
   const double alpha = rng.coin(0.5) ? 1.0 : 1.5, beta = blend ? 0.25 : 0.0;
   if (blend) fill_random(dx0, rng, -2, 2);
   else poison(dx0);
@@ -229,7 +230,7 @@ TEST(PoolingBackward, MaxStride2NchwTiles) {
     p.padding = {pad, pad};
     p.stride = {2, 2};
     const std::vector<int64_t> xdims = {rng.integer(1, 2), rng.integer(1, 3), rng.integer(5, 40), rng.integer(20, 150)};
-    check_max_backward(hs, rng, dt, p, xdims, Layout::nchw,
+    check_backward_case(hs, rng, dt, p, xdims, Layout::nchw,
                        [&](const std::vector<int64_t> &d) {
                          return rng.coin(0.7) ? packed_strides(d, Layout::nchw) : random_strides(rng, d);
                        },
@@ -259,7 +260,7 @@ TEST(PoolingBackward, MaxNhwcTiles) {
     p.stride = {st, st};
     const std::vector<int64_t> xdims = {rng.integer(1, 2), vec * 8 * rng.integer(1, 2), rng.integer(9, 36),
                                         rng.integer(9, 36)};
-    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+    check_backward_case(hs, rng, dt, p, xdims, Layout::nhwc,
                        [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
                        "case " + std::to_string(k));
   }
@@ -288,7 +289,7 @@ TEST(PoolingBackward, MaxNhwcRowStrips) {
     p.stride = {2, 2};
     const std::vector<int64_t> xdims = {rng.integer(1, 2), vec * 2 * rng.integer(1, 6), rng.integer(3, 23),
                                         rng.integer(3, 45)};
-    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+    check_backward_case(hs, rng, dt, p, xdims, Layout::nhwc,
                        [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
                            std::to_string(p.padding[1]));
@@ -322,7 +323,7 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
     const int layout = k % 3;  // NHWC, NCHW, random strides
     const int64_t channels = layout == 0 ? rng.pick(std::vector<int64_t>{8, 16, 24, 64, 3}) : rng.integer(1, 3);
     const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(2, 19), rng.integer(2, 40)};
-    check_max_backward(hs, rng, dt, p, xdims, layout == 0 ? Layout::nhwc : Layout::nchw,
+    check_backward_case(hs, rng, dt, p, xdims, layout == 0 ? Layout::nhwc : Layout::nchw,
                        [&](const std::vector<int64_t> &d) {
                          if (layout == 2) return random_strides(rng, d);
                          return packed_strides(d, layout == 0 ? Layout::nhwc : Layout::nchw);
@@ -363,7 +364,7 @@ void check_max_backward_nhwc_3x3(uint64_t seed, const char *stream) {
     const int64_t channels = rng.pick(std::vector<int64_t>{32, 64, 96, 128});
     const int64_t width = k < 4 ? rng.integer(2, 40) : k < 8 ? rng.integer(55, 70) : rng.integer(110, 131);
     const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(2, 24), width};
-    check_max_backward(hs, rng, dt, p, xdims, Layout::nhwc,
+    check_backward_case(hs, rng, dt, p, xdims, Layout::nhwc,
                        [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
                            std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan),
@@ -378,6 +379,54 @@ TEST(PoolingBackward, MaxNhwcStreaming) { check_max_backward_nhwc_3x3(320, "1");
 TEST(PoolingBackward, MaxNhwcStreamingSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
   check_max_backward_nhwc_3x3(321, "0");
+}
+
+// Average backward of float data with columns contiguous in dy and dx
+// (packed NCHW / NCDHW, or rows padded apart), column strides 1 and 2: the
+// CPU engine's AVX-512 row kernel (pooling_avg_backward_rows.hpp) with
+// rows from one to several vectors and odd tails, windows of 1-5 columns
+// (some wider than the stride allows gaps for), paddings, both padding
+// rules, blending; the last problem has a dx of 8.9 MB written with
+// beta = 0, which takes its streaming stores. Each problem also runs with
+// the kernel switched off (FREEDNN_CPU_POOL_AVG_ROWS=0, the generic gather).
+TEST(PoolingBackward, AverageRowsNchw) {
+  Rng rng(test_seed(322));
+  for (int k = 0; k < 14; ++k) {
+    const bool big = k == 13;
+    const int spatial = k % 4 == 3 ? 3 : 2;
+    PoolingParams p;
+    p.mode = k % 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    std::vector<int64_t> xdims = {rng.integer(1, 2), rng.integer(1, 3)};
+    for (int d = 0; d < spatial; ++d) {
+      const bool columns = d == spatial - 1;
+      const int w = big ? 3 : static_cast<int>(rng.integer(1, 5));
+      p.window.push_back(w);
+      p.padding.push_back(big ? 1 : static_cast<int>(rng.integer(0, w - 1)));
+      p.stride.push_back(big || (columns && k % 3 != 0) ? 2 : static_cast<int>(rng.integer(1, columns ? 1 : 3)));
+      xdims.push_back(columns ? rng.integer(w, 90) : rng.integer(std::max(w, 2), spatial == 3 ? 6 : 20));
+    }
+    if (big) xdims = {2, 16, 256, 272};
+    const int64_t row_pad = !big && rng.coin(0.4) ? rng.integer(1, 9) : 0;
+    const auto strides = [&](const std::vector<int64_t> &d) {
+      std::vector<int64_t> s(d.size());
+      int64_t step = 1;
+      for (size_t i = d.size(); i-- > 0;) {
+        s[i] = step;
+        step *= d[i] + (i + 1 == d.size() ? row_pad : 0);
+      }
+      return s;
+    };
+    const std::string what = "case " + std::to_string(k) + " window " + std::to_string(p.window.back()) + " stride " +
+                             std::to_string(p.stride.back()) + " pad " + std::to_string(p.padding.back()) + " width " +
+                             std::to_string(xdims.back());
+    for (const char *rows : {"1", "0"}) {
+      const ScopedEnv path("FREEDNN_CPU_POOL_AVG_ROWS", rows);
+      EngineHandles hs;
+      Rng case_rng(test_seed(1000 + k));
+      check_backward_case(hs, case_rng, CUDNN_DATA_FLOAT, p, xdims, Layout::nchw, strides,
+                          what + " rows kernel " + rows, fill_distinct, big ? 0 : -1);
+    }
+  }
 }
 
 // 2x2 / 3x3 windows of stride 2 in the shapes the row-strip kernels take:
