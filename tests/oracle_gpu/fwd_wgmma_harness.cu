@@ -245,21 +245,41 @@ static void same_bits(const std::string &name, const std::vector<uint16_t> &a, c
   std::printf("FAIL %s: a second run differs in %zu of %zu values\n", name.c_str(), differ, a.size());
 }
 
+// One forward problem's operands: random x and w, y0 random (beta != 0) or
+// NaN (so that an unwritten output shows), the float64 reference, and x, w
+// and room for y on the device.
+struct ForwardOperands {
+  std::vector<uint16_t> x, w, y0;
+  std::vector<double> ref;
+  uint16_t *dx = nullptr, *dw = nullptr, *dy = nullptr;
+  explicit ForwardOperands(const Prob &p)
+      : x(static_cast<size_t>(p.N) * p.H * p.W * p.C), w(static_cast<size_t>(p.K) * p.R * p.S * p.C),
+        y0(static_cast<size_t>(p.N) * p.P() * p.Q() * p.K) {
+    for (auto &v : x) v = to16(urand(), p.bf16);
+    for (auto &v : w) v = to16(urand(), p.bf16);
+    const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
+    for (auto &v : y0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
+    ref = reference(p, x, w, y0);
+    CK(cudaMalloc(&dx, x.size() * 2));
+    CK(cudaMalloc(&dw, w.size() * 2));
+    CK(cudaMalloc(&dy, y0.size() * 2));
+    CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  }
+  ~ForwardOperands() {
+    cudaFree(dx);
+    cudaFree(dw);
+    cudaFree(dy);
+  }
+  ForwardOperands(const ForwardOperands &) = delete;
+  ForwardOperands &operator=(const ForwardOperands &) = delete;
+};
+
 static void check_forward(const Prob &p) {
-  const int P = p.P(), Q = p.Q();
-  std::vector<uint16_t> x(static_cast<size_t>(p.N) * p.H * p.W * p.C), w(static_cast<size_t>(p.K) * p.R * p.S * p.C),
-      y0(static_cast<size_t>(p.N) * P * Q * p.K);
-  for (auto &v : x) v = to16(urand(), p.bf16);
-  for (auto &v : w) v = to16(urand(), p.bf16);
-  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
-  for (auto &v : y0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
-  const std::vector<double> ref = reference(p, x, w, y0);
-  uint16_t *dx, *dw, *dy;
-  CK(cudaMalloc(&dx, x.size() * 2));
-  CK(cudaMalloc(&dw, w.size() * 2));
-  CK(cudaMalloc(&dy, y0.size() * 2));
-  CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
+  const ForwardOperands ops(p);
+  const std::vector<uint16_t> &y0 = ops.y0;
+  const std::vector<double> &ref = ops.ref;
+  uint16_t *dx = ops.dx, *dw = ops.dw, *dy = ops.dy;
   // Every tile three times: the default variant (both operands by the copy
   // engine), A by the cp.async gather, and a 2-stage ring with the other
   // step order and the other load paths.
@@ -279,9 +299,6 @@ static void check_forward(const Prob &p) {
     const char *how = v.stages == 2 ? " 2st ch-inner cg no-tma y-direct" : v.a_via_tma ? " im2col copies" : " gather";
     compare(run_name("fwd", ti, how).c_str(), p, out, ref);
   }
-  CK(cudaFree(dx));
-  CK(cudaFree(dw));
-  CK(cudaFree(dy));
 }
 
 // The split of the last wave on every tile that fits p (split_configs),
@@ -291,21 +308,11 @@ static void check_forward(const Prob &p) {
 // poisoned y: within tolerance of the float64 reference, and the second
 // run the same bits as the first.
 static void check_split(const Prob &p) {
-  const int P = p.P(), Q = p.Q();
-  std::vector<uint16_t> x(static_cast<size_t>(p.N) * p.H * p.W * p.C), w(static_cast<size_t>(p.K) * p.R * p.S * p.C),
-      y0(static_cast<size_t>(p.N) * P * Q * p.K);
-  for (auto &v : x) v = to16(urand(), p.bf16);
-  for (auto &v : w) v = to16(urand(), p.bf16);
-  const uint16_t nan16 = p.bf16 ? 0x7FC0 : 0x7E00;
-  for (auto &v : y0) v = p.beta != 0 ? to16(urand(), p.bf16) : nan16;
-  const std::vector<double> ref = reference(p, x, w, y0);
-  uint16_t *dx, *dw, *dy;
-  CK(cudaMalloc(&dx, x.size() * 2));
-  CK(cudaMalloc(&dw, w.size() * 2));
-  CK(cudaMalloc(&dy, y0.size() * 2));
-  CK(cudaMemcpy(dx, x.data(), x.size() * 2, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(dw, w.data(), w.size() * 2, cudaMemcpyHostToDevice));
-  const long long M = static_cast<long long>(p.N) * P * Q;
+  const ForwardOperands ops(p);
+  const std::vector<uint16_t> &y0 = ops.y0;
+  const std::vector<double> &ref = ops.ref;
+  uint16_t *dx = ops.dx, *dw = ops.dw, *dy = ops.dy;
+  const long long M = static_cast<long long>(p.N) * p.P() * p.Q();
   const int nsteps = p.R * p.S * p.C / 64;
   std::vector<uint16_t> out(y0.size()), again(y0.size());
   int k = 0;
@@ -333,9 +340,6 @@ static void check_split(const Prob &p) {
       same_bits(name, out, again);
     }
   }
-  CK(cudaFree(dx));
-  CK(cudaFree(dw));
-  CK(cudaFree(dy));
 }
 
 // The data gradient's ConvArgs (as the engine fills them for the filter
