@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/aligned_vector.hpp"
 #include "cpu/lrn_cross_fast.hpp"
 #include "cpu/lrn_rows_avx512.hpp"
 
@@ -112,7 +113,7 @@ struct PlanesForward {
 
   template <int N>
   FDNN_LRN_PF_AVX512 void run(int64_t begin, int64_t end) const {
-    std::vector<float> ring(static_cast<size_t>(N * tile));
+    LineVector<float> ring(static_cast<size_t>(N * tile));  // whole-register loads and stores
     const int64_t tpp = tiles_per_plane();
     for (int64_t item = begin; item < end; ++item) {
       const int64_t pos = item / tpp, p0 = (item % tpp) * tile;

@@ -38,6 +38,7 @@
 #include "core/error.hpp"
 #include "core/resample_support.hpp"
 #include "core/thread_pool.hpp"
+#include "cpu/aligned_vector.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/pooling_avg_backward_rows.hpp"
@@ -595,7 +596,7 @@ struct Kernels : ComputeIo<S, C> {
       const int64_t planes = G.n * G.c * G.in[0], H = G.in[1];
       const int64_t runs = std::min(H, std::max<int64_t>(1, (64 + planes - 1) / planes)), run = (H + runs - 1) / runs;
       par(planes * runs, [&](int64_t b, int64_t e) {
-        std::vector<float> buf(static_cast<size_t>(pool_rows::avg_row_buffer(cols)), 0.0f);
+        LineVector<float> buf(static_cast<size_t>(pool_rows::avg_row_buffer(cols)), 0.0f);
         const float *g[kAvgRowsMax];
         float f[kAvgRowsMax];
         for (int64_t item = b; item < e; ++item) {

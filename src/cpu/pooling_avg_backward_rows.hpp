@@ -44,8 +44,10 @@ struct AvgBwdColumns {
 };
 
 // Floats of zeros kept before t in the row buffer: the furthest a window
-// column reads to the left of column 0 is (win - 1) / stride.
-inline int64_t avg_row_lead(const AvgBwdColumns &c) { return c.win + 16; }
+// column reads to the left of column 0 is (win - 1) / stride; a whole
+// number of vectors, so that t's stores are aligned in a 64-byte aligned
+// buffer (LineVector).
+inline int64_t avg_row_lead(const AvgBwdColumns &c) { return (c.win + 15) / 16 * 16 + 16; }
 // Floats of the row buffer: the lead, t, and zeros to the right for the
 // vectors that run past the last window (at most W / 2 + 32 + pad).
 inline int64_t avg_row_buffer(const AvgBwdColumns &c) {
