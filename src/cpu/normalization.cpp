@@ -60,6 +60,7 @@
 #include "cpu/dtype_io.hpp"
 #include "cpu/normalization_kernels.hpp"
 #include "cpu/pointwise_kernels.hpp"
+#include "cpu/aligned_vector.hpp"
 #include "cpu/cpu_features.hpp"
 
 namespace fdnn::cpu {
@@ -431,8 +432,10 @@ class Plan final : public ExecutionPlan {
     A clip = 0, alpha = 1, beta = 0;
     // Per set (k); in cols mode the hot-loop arrays are expanded to
     // kb * inner + column (see expand()).
-    std::vector<A> mu, istd, c1, c2, c3;  // forward: c1 = a, c2 = b
-    std::vector<A> mu_x;                  // backward, cols mode: mu expanded
+    // 64-byte aligned (LineVector): the row kernels read them a register at
+    // a time alongside x.
+    LineVector<A> mu, istd, c1, c2, c3;  // forward: c1 = a, c2 = b
+    LineVector<A> mu_x;                  // backward, cols mode: mu expanded
     // Float compute, cols mode: row kernels of x's storage type
     // (normalization_kernels.hpp). welford: x contiguous along the row;
     // affine: the forward is y = c1 * x + c2 with alpha folded in (no z,
@@ -847,9 +850,9 @@ class Plan final : public ExecutionPlan {
   // Per-set arrays indexed like the cols-mode hot loops: kb * inner + column
   // (folded columns repeat their set's value).
   template <class A>
-  std::vector<A> expanded(const std::vector<A> &v) const {
+  LineVector<A> expanded(const LineVector<A> &v) const {
     if (!G_.cols || G_.fold == 1) return v;
-    std::vector<A> out(static_cast<size_t>(G_.kcount * G_.inner));
+    LineVector<A> out(static_cast<size_t>(G_.kcount * G_.inner));
     for (int64_t kb = 0; kb < G_.kcount; ++kb)
       for (int64_t c = 0; c < G_.inner; ++c) out[kb * G_.inner + c] = v[kb * G_.width + c % G_.width];
     return out;
