@@ -57,11 +57,11 @@
 #include "core/error.hpp"
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
+#include "cpu/aligned_vector.hpp"
+#include "cpu/cpu_features.hpp"
 #include "cpu/dtype_io.hpp"
 #include "cpu/normalization_kernels.hpp"
 #include "cpu/pointwise_kernels.hpp"
-#include "cpu/aligned_vector.hpp"
-#include "cpu/cpu_features.hpp"
 
 namespace fdnn::cpu {
 namespace {

@@ -646,12 +646,12 @@ FwdGrid split_grid(int tiles, int nsteps, int blocks, int parts) {
   return {tiles >= blocks ? blocks : tail * s, tiles - tail, tail, s};
 }
 
-// Scratch bytes of a split grid with tiles of bn x 128 mw: the flags (2 per
-// tail tile, first), then the parts' slots of float sums.
+// Scratch of a split grid with tiles of bn x 128 mw: the flags (2 per tail
+// tile, first), then, from flag_bytes on, the parts' slots of float sums.
+size_t flag_bytes(const FwdGrid &g) { return round256(static_cast<size_t>(g.tail) * 2 * sizeof(unsigned)); }
 size_t split_bytes(const FwdGrid &g, int bn, int mw) {
   if (g.parts < 2) return 0;
-  return round256(static_cast<size_t>(g.tail) * 2 * sizeof(unsigned)) +
-         static_cast<size_t>(g.parts - 1) * g.tail * tile_rows(mw) * bn * sizeof(float);
+  return flag_bytes(g) + static_cast<size_t>(g.parts - 1) * g.tail * tile_rows(mw) * bn * sizeof(float);
 }
 
 // The tile for M output pixels, K channels and nsteps steps on at most
@@ -778,9 +778,7 @@ bool launch_tile_kernel(FwdArgs p, int blocks, int parts, void *scratch, size_t 
     g = split_grid(p.ntiles, p.nsteps, blocks, 1);
   p.whole = g.whole, p.parts = g.parts;
   p.flags = static_cast<unsigned *>(scratch);
-  p.partial = g.parts > 1 ? reinterpret_cast<float *>(static_cast<char *>(scratch) +
-                                                       round256(static_cast<size_t>(g.tail) * 2 * sizeof(unsigned)))
-                          : nullptr;
+  p.partial = g.parts > 1 ? reinterpret_cast<float *>(static_cast<char *>(scratch) + flag_bytes(g)) : nullptr;
   if (g.parts < 2) {
     kernel<<<g.blocks, kThreads, smem, stream>>>(p, wmap, xmap, ymap);
     check_launch("fwd_wgmma_kernel");

@@ -10,10 +10,10 @@
 // 256 k (the most K allows) x (the 3 taps s of one filter row r) x 64 c over
 // split parts of the pixels (or stream-K runs of them); every part writes
 // float partials to the scratch and a second kernel sums them into dw as
-// alpha * sum + beta * dw
-// (beta = 0 never reads dw). H100, HALF NHWC, ten calls back to back,
-// TFLOP/s at batch 256 (the library, NVIDIA cuDNN 9's best algorithm in the
-// same run, device run 11 of docs/perf-logs-gpu-conv-2026-11-24-b.txt):
+// alpha * sum + beta * dw (beta = 0 never reads dw). H100, HALF NHWC, ten
+// calls back to back, TFLOP/s at batch 256 (the library, NVIDIA cuDNN 9's
+// best algorithm in the same run, device run 11 of
+// docs/perf-logs-gpu-conv-2026-11-24-b.txt):
 // 64x56 383 (cuDNN 409), 128x28 633 (569), 256x14 651 (558), 512x7 606
 // (630, stream-K); batch 32: 216 / 319 / 261 / 249, 2.2-3.4x cuDNN.
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
