@@ -1,7 +1,8 @@
 // The wgmma filter gradient of 3x3 unit-stride convolutions
 // (convolution_wgrad_wgmma.hpp) as a GEMM: rows = output channels k,
 // columns = (the 3 taps s of one filter row r) x 64 input channels c, the
-// reduction over output pixels in stages of 64.
+// reduction over output pixels in stages of 64 (or of 112 in whole rows:
+// row windows, below).
 //
 // Block: 384 threads, persistent over work units (a tile of KB rows x 192
 // columns and one split part of the pixels; units of one part are
@@ -14,9 +15,19 @@
 // 16-byte cp.async through L1 instead. H100, f16 batch 256, the harness,
 // device run 9 of 2026-11-24, TFLOP/s gather -> im2col copies: 64x56
 // 309 -> 388, 128x28 432 -> 625, 256x14 597 -> 657, 512x7 466 -> 561.)
-// Every row is 128 bytes with the 128-byte swizzle: both operands MN-major, the layout m64n192k16 reads with its transpose flags. A stage is
-// full when its mbarrier has seen every producer thread's copies and the
-// tensor copies' bytes. Warpgroups 1 and 2 consume: with KB = 128 or 256
+// Row windows, where Q divides 112 and Q % 8 == 0 (ResNet-50's 64x56): a
+// stage is 112 / Q whole output rows, and x comes as one window per row
+// (the Q + 2 input columns its 3 taps read) instead of 3 slabs; B's tap
+// blocks are the window shifted by one 128-byte row each (descriptor lbo
+// 128). Per 64 pixels that loads 16.6 KB instead of 32 KB; H100, f16
+// 64x56, the harness, device runs 1-2 of
+// docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md, TFLOP/s 64-pixel stages ->
+// windows: batch 256 368-383 -> 572-578 (cuDNN 403-429), batch 32 200-208
+// -> 245-248. FREEDNN_CONV_WGRAD_WGMMA_ROWS=0 turns them off.
+// Every row is 128 bytes with the 128-byte swizzle: both operands MN-major,
+// the layout m64n192k16 reads with its transpose flags. A stage is full
+// when its mbarrier has seen every producer thread's copies and the tensor
+// copies' bytes. Warpgroups 1 and 2 consume: with KB = 128 or 256
 // each takes its KB/2 rows of every stage; with KB = 64 they take the
 // stages in turn, each summing its own half of the part's pixels (two
 // partials per part). A consumer keeps one wgmma group in flight and hands
@@ -30,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/env_words.hpp"
 #include "cuda/convolution_index.cuh"
@@ -48,13 +60,11 @@ constexpr int kThreads = 384;           // producer warpgroup + 2 consumer warpg
 constexpr int kPix = 64;                // pixels per stage
 constexpr int kSlabBytes = kPix * 128;  // [64 pixels][64 channels] of 16-bit values
 constexpr int kMaxStages = 8;
+constexpr int kWinPix = 112, kWinSteps = kWinPix / 16;  // a row-window stage's pixels (Q divides it)
 constexpr int kSmemLimit = 227 * 1024;  // the H100's opt-in shared memory per block
 
 // A stage: KB/64 dy slabs + 3 x slabs.
 __host__ __device__ constexpr int stage_bytes(int kb) { return (kb / 64 + 3) * kSlabBytes; }
-__host__ __device__ constexpr int max_stages(int kb) {
-  return (kSmemLimit - 1024) / stage_bytes(kb) < kMaxStages ? (kSmemLimit - 1024) / stage_bytes(kb) : kMaxStages;
-}
 // + 1024 bytes to align the ring to the swizzle atom.
 __host__ __device__ constexpr int smem_bytes(int kb, int stages) { return stages * stage_bytes(kb) + 1024; }
 // Partials per split part: the two consumers of KB = 64 sum separately.
@@ -78,6 +88,11 @@ struct WgradArgs {
   // x's 3 slabs by the copy engine's im2col copies (one thread issues every
   // copy of a stage) rather than the 128 producer threads' cp.async gather.
   int x_via_tma;
+  // Row windows (rows > 0): a stage is `rows` whole output rows (spos =
+  // rows * Q pixels), dy's slabs [spos][64 k] dy_slab bytes apart, then one
+  // x window per row: the Q + 2 input columns the row's 3 taps read (zeros
+  // outside), win_bytes apart. Tap s of the row's pixel q is window row q + s.
+  int rows, spos, dy_slab, win_bytes, stage_bytes;
 };
 
 // A unit's tile and pixel chunks.
@@ -161,6 +176,18 @@ __device__ __forceinline__ void advance_pixel(const WgradArgs &p, int &n, int &p
   q += p.adv_q, pp += p.adv_p;
   if (q >= p.Q) q -= p.Q, ++pp;
   while (pp >= p.P) pp -= p.P, ++n;
+}
+
+// The box of a 4-D tiled tensor map (the x windows' map: channels, W, H,
+// N) at (c, w, h, n) into shared memory at dst, completing on bar; box
+// elements outside the tensor read zeros.
+__device__ __forceinline__ void tma_load_4d(uint32_t dst, const void *tensor_map, int c, int w, int h, int n,
+                                            uint64_t *bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+      "%5}], [%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(wgmma::smem_addr(bar))
+      : "memory");
 }
 
 // The producer warpgroup: every stage of every unit of this block into the ring.
@@ -253,8 +280,44 @@ __device__ __forceinline__ void produce_tma(const WgradArgs &p, const CUtensorMa
   }
 }
 
+// The row-window form (p.rows > 0): thread 0 issues each stage's copies:
+// dy's slabs as tiled boxes of spos pixels, then one box of Q + 2 columns x
+// 64 channels per output row (its x row p + r - pad_h from column -pad_w;
+// rows past the last image, above or below the image and the columns
+// outside read zeros). A window serves the row's 3 taps, so x costs
+// (Q + 2) / Q of a slab per stage instead of 3 slabs.
+template <int KB>
+__device__ __forceinline__ void produce_rows(const WgradArgs &p, const CUtensorMap &dymap, const CUtensorMap &xmap,
+                                             uint32_t ring, uint64_t *full, uint64_t *empty) {
+  constexpr int kDySlabs = KB / 64;
+  if (threadIdx.x != 0) return;
+  const unsigned bytes = (kDySlabs * p.spos + p.rows * (p.Q + 2)) * 128;
+  int stage = 0;
+  unsigned phase = 0;
+  bool wrapped = false;
+  UnitWalk walk = start_walk(p);
+  for (Unit w; next_unit(p, walk, KB, w);) {
+    const int g = w.ch_begin * p.rows;  // the unit's first output row (n P + pp)
+    int n = g / p.P, pp = g - n * p.P;
+    for (int ch = w.ch_begin; ch < w.ch_end; ++ch) {
+      if (wrapped) wgmma::mbar_wait(&empty[stage], phase ^ 1);
+      const uint32_t st = ring + stage * p.stage_bytes;
+      wgmma::mbar_arrive_expect_tx(&full[stage], bytes);
+#pragma unroll
+      for (int s = 0; s < kDySlabs; ++s)
+        wgmma::tma_load_2d(st + s * p.dy_slab, &dymap, w.k0 + 64 * s, ch * p.spos, &full[stage]);
+      const uint32_t xs = st + kDySlabs * p.dy_slab;
+      for (int j = 0; j < p.rows; ++j) {
+        tma_load_4d(xs + j * p.win_bytes, &xmap, w.c0, -p.pad_w, pp + w.r - p.pad_h, n, &full[stage]);
+        if (++pp == p.P) pp = 0, ++n;
+      }
+      if (++stage == p.stages) stage = 0, phase ^= 1, wrapped = true;
+    }
+  }
+}
+
 // A consumer warpgroup (wg 0 or 1).
-template <bool Bf16, int KB>
+template <bool Bf16, int KB, bool Win>
 __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint64_t *full, uint64_t *empty, int wg) {
   constexpr int kStageBytes = stage_bytes(KB), kDySlabs = KB / 64;
   constexpr int kM = KB == 256 ? 2 : 1;  // 64-row blocks per consumer
@@ -263,6 +326,24 @@ __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint6
   int stage = 0, prev = -1;
   unsigned phase = 0;
   int turn = 0;  // KB = 64: the stage's consumer
+  // Row windows: step kk's first pixel 16 kk lies in window row = 16 kk / Q
+  // at column q0 = 16 kk % Q: B starts b_off bytes into the stage's
+  // windows. B's three 64-column blocks (taps s) are the window shifted by
+  // s rows, so their stride (lbo) is one 128-byte row; the start then lies
+  // inside a swizzle atom, which reads right because the swizzle follows
+  // the address bits (see sw128_desc). The step's second group of 8 pixels
+  // lies b_sbo bytes on: the next 8 rows of the window, or (Q % 8 == 0)
+  // the start of the next row's window. (Worked out once: a loop of
+  // run-time length around the wgmmas makes ptxas fence between them.)
+  uint32_t b_off[Win ? kWinSteps : 1], b_sbo[Win ? kWinSteps : 1];
+  if constexpr (Win) {
+#pragma unroll
+    for (int kk = 0; kk < kWinSteps; ++kk) {
+      const int row = 16 * kk / p.Q, q0 = 16 * kk - row * p.Q;
+      b_off[kk] = row * p.win_bytes + q0 * 128;
+      b_sbo[kk] = q0 + 8 < p.Q ? 1024 : p.win_bytes - q0 * 128;
+    }
+  }
   UnitWalk walk = start_walk(p);
   for (Unit w; next_unit(p, walk, KB, w);) {
 #pragma unroll
@@ -278,16 +359,30 @@ __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint6
         // x was written by cp.async (the generic proxy); wgmma reads
         // through the async proxy.
         wgmma::fence_proxy_async();
-        const uint32_t st = ring + stage * kStageBytes;
-        const uint32_t a_base = st + (KB == 64 ? 0 : wg * kM * kSlabBytes), b_base = st + kDySlabs * kSlabBytes;
-        wgmma::fence();
+        if constexpr (!Win) {
+          const uint32_t st = ring + stage * kStageBytes;
+          const uint32_t a_base = st + (KB == 64 ? 0 : wg * kM * kSlabBytes), b_base = st + kDySlabs * kSlabBytes;
+          wgmma::fence();
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)  // 16 pixels (2048 bytes of rows) per wgmma
+          for (int kk = 0; kk < 4; ++kk)  // 16 pixels (2048 bytes of rows) per wgmma
 #pragma unroll
-          for (int m = 0; m < kM; ++m)
-            wgmma::mma_m64n192k16_tt<Bf16>(acc[m],
-                                           wgmma::sw128_desc(a_base + m * kSlabBytes + kk * 2048, kSlabBytes, 1024),
-                                           wgmma::sw128_desc(b_base + kk * 2048, kSlabBytes, 1024));
+            for (int m = 0; m < kM; ++m)
+              wgmma::mma_m64n192k16_tt<Bf16>(acc[m],
+                                             wgmma::sw128_desc(a_base + m * kSlabBytes + kk * 2048, kSlabBytes, 1024),
+                                             wgmma::sw128_desc(b_base + kk * 2048, kSlabBytes, 1024));
+        } else {
+          // Row windows: B of step kk at b_off[kk] (see above).
+          const uint32_t st = ring + stage * p.stage_bytes;
+          const uint32_t a_base = st + (KB == 64 ? 0 : wg * kM * p.dy_slab), xs = st + kDySlabs * p.dy_slab;
+          wgmma::fence();
+#pragma unroll
+          for (int kk = 0; kk < kWinSteps; ++kk)
+#pragma unroll
+            for (int m = 0; m < kM; ++m)
+              wgmma::mma_m64n192k16_tt<Bf16>(acc[m],
+                                             wgmma::sw128_desc(a_base + m * p.dy_slab + kk * 2048, p.dy_slab, 1024),
+                                             wgmma::sw128_desc(xs + b_off[kk], 128, b_sbo[kk]));
+        }
         wgmma::commit_group();
         wgmma::wait_group<1>();
         // The group of this consumer's stage before has finished reading it.
@@ -323,9 +418,11 @@ __device__ __forceinline__ void consume(const WgradArgs &p, uint32_t ring, uint6
 }
 #endif  // FREEDNN_WGMMA_COMPILED
 
-// dymap: dy as a 2-D tensor [N*P*Q][K] in boxes of 64 k x 64 pixels; xmap:
-// x's im2col map of 64 pixels x 64 channels (used when p.x_via_tma).
-template <bool Bf16, int KB>
+// dymap: dy as a 2-D tensor [N*P*Q][K] in boxes of 64 k x 64 pixels (x
+// spos for row windows); xmap: x's im2col map of 64 pixels x 64 channels
+// (used when p.x_via_tma), or for row windows x's 4-D map in boxes of one
+// window.
+template <bool Bf16, int KB, bool Win>
 __global__ void __launch_bounds__(kThreads, 1)
     wgrad_wgmma_kernel(const WgradArgs p, const __grid_constant__ CUtensorMap dymap,
                        const __grid_constant__ CUtensorMap xmap) {
@@ -335,19 +432,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   const uint32_t ring = wgmma::ring_start(smem_raw);
   // Full: every producer thread's copies + the expect_tx (copy engine for
   // x too: the expect_tx alone); empty: the stage's consumer warps.
-  wgmma::init_ring_barriers(full, empty, p.stages, p.x_via_tma ? 1 : 128 + 1, KB == 64 ? 4 : 8);
+  wgmma::init_ring_barriers(full, empty, p.stages, p.x_via_tma || p.rows > 0 ? 1 : 128 + 1, KB == 64 ? 4 : 8);
   const int wg = threadIdx.x / 128;
   // The consumers of 256-row tiles hold 192 accumulators a thread: the
   // producer hands its registers over.
   if (wg == 0) {
     if constexpr (KB == 256) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-    if (p.x_via_tma)
+    if (Win)
+      produce_rows<KB>(p, dymap, xmap, ring, full, empty);
+    else if (p.x_via_tma)
       produce_tma<KB>(p, dymap, xmap, ring, full, empty);
     else
       produce<KB>(p, dymap, ring, full, empty);
   } else {
     if constexpr (KB == 256) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-    consume<Bf16, KB>(p, ring, full, empty, wg - 1);
+    consume<Bf16, KB, Win>(p, ring, full, empty, wg - 1);
   }
 #endif
 }
@@ -388,6 +487,38 @@ int tile_rows(const ConvArgs &a) { return a.Kg % 256 == 0 ? 256 : a.Kg % 128 == 
 // for measurements: launch_conv_wgrad_wgmma).
 int default_stages(int kb) { return kb == 256 ? 4 : kb == 128 ? 5 : 6; }
 
+// The row-window form's stages: `rows` output rows of spos = rows * Q
+// pixels (0 rows: the 64-pixel stages).
+struct Staging {
+  int rows = 0, spos = kPix, dy_slab = kSlabBytes, win_bytes = 0, stage_bytes = 0;
+};
+__host__ __device__ constexpr int round1024(int b) { return (b + 1023) / 1024 * 1024; }
+
+// Row windows apply where Q divides kWinPix = 112 and Q % 8 == 0 (Q = 8,
+// 16, 56, 112: a k16 step's two 8-pixel groups each lie in one row; a
+// stage of a fixed 7 steps keeps the consumer's wgmmas in one unrolled
+// run) and the ring holds enough stages for kb.
+// FREEDNN_CONV_WGRAD_WGMMA_ROWS=0 turns them off (64-pixel stages of three
+// im2col slabs), for measurements.
+Staging row_staging(const ConvArgs &a, int kb, bool want) {
+  Staging g;
+  g.stage_bytes = stage_bytes(kb);
+  const int Q = a.out[2];
+  if (!want || Q % 8 != 0 || kWinPix % Q != 0) return g;
+  Staging r;
+  const int rows = kWinPix / Q;
+  r.rows = rows, r.spos = kWinPix, r.dy_slab = round1024(r.spos * 128), r.win_bytes = round1024((Q + 2) * 128);
+  r.stage_bytes = kb / 64 * r.dy_slab + rows * r.win_bytes;
+  if ((kSmemLimit - 1024) / r.stage_bytes < (kb == 64 ? 4 : 2)) return g;
+  return r;
+}
+Staging library_staging(const ConvArgs &a, int kb) {
+  static const bool on = env_on("FREEDNN_CONV_WGRAD_WGMMA_ROWS");
+  return row_staging(a, kb, on);
+}
+// The deepest ring of a stage size.
+int max_stages_of(int stage_bytes) { return std::min(kMaxStages, (kSmemLimit - 1024) / stage_bytes); }
+
 // The grid: for stream-K a block per multiprocessor, never more blocks than
 // (tile, chunk) pairs (every block's range then holds one at least);
 // FREEDNN_CONV_WGRAD_WGMMA_BLOCKS=<n> caps it (tests: ranges across several
@@ -399,22 +530,26 @@ int grid_blocks(const WgradArgs &p) {
   return static_cast<int>(b);
 }
 
-WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
+// rows: 1 the library's staging (row windows where they apply), 0 the
+// 64-pixel stages (tests, measurements).
+WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch, int rows = 1) {
   WgradArgs p;
+  const Staging g = rows ? library_staging(a, kb) : row_staging(a, kb, false);
+  p.rows = g.rows, p.spos = g.spos, p.dy_slab = g.dy_slab, p.win_bytes = g.win_bytes, p.stage_bytes = g.stage_bytes;
   p.x = static_cast<const uint16_t *>(a.B);
   p.partial = static_cast<float *>(scratch);
   p.N = a.N, p.H = a.in[1], p.W = a.in[2], p.C = a.Cg, p.K = a.Kg, p.P = a.out[1], p.Q = a.out[2];
   p.pad_h = a.pad[1], p.pad_w = a.pad[2], p.flip = a.flip;
   p.adv_p = kPix / p.Q, p.adv_q = kPix % p.Q;
   p.npix = a.N * a.P;
-  p.nchunks = (p.npix + kPix - 1) / kPix;
+  p.nchunks = p.rows ? (a.N * p.P + p.rows - 1) / p.rows : (p.npix + kPix - 1) / kPix;
   p.stream_k = splits == kWgradStreamK ? 1 : 0;
   p.splits = p.stream_k ? 1 : splits;
   p.cblocks = p.C / 64;
   p.ntiles = p.cblocks * 3 * (p.K / kb);
   p.nunits = p.ntiles * p.splits;
   p.blocks = grid_blocks(p);
-  p.stages = default_stages(kb);
+  p.stages = std::min(default_stages(kb), max_stages_of(p.stage_bytes));
   p.x_via_l1 = 1;
   // FREEDNN_CONV_WGRAD_WGMMA_IM2COL=0: x by the cp.async gather.
   static const bool im2col = env_on("FREEDNN_CONV_WGRAD_WGMMA_IM2COL");
@@ -422,27 +557,61 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch) {
   return p;
 }
 
+// x (N x H x W x C, packed, 16-bit) as a 4-D tiled map in boxes of 64
+// channels x `cols` columns of one row, 128-byte swizzle, zeros outside.
+// (tensor_map.hpp encodes 2-D tiled maps only; this looks the driver's
+// encoder up the same way.)
+bool encode_window_map(CUtensorMap *map, const void *x, int N, int H, int W, int C, int cols) {
+  using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static const EncodeTiled encode = [] {
+    void *f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    cudaGetLastError();  // a failed lookup leaves no error behind
+    return reinterpret_cast<EncodeTiled>(f);
+  }();
+  std::memset(map, 0, sizeof *map);
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(W), static_cast<cuuint64_t>(H),
+                              static_cast<cuuint64_t>(N)};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(C) * 2, static_cast<cuuint64_t>(W) * C * 2,
+                                 static_cast<cuuint64_t>(H) * W * C * 2};
+  const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(cols), 1, 1}, elem_strides[4] = {1, 1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void *>(x), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 template <bool Bf16, int KB>
 void launch_kernel(WgradArgs p, const void *dy, cudaStream_t stream) {
-  if (p.stages < 2 || p.stages > max_stages(KB)) p.stages = default_stages(KB);
+  const int deepest = max_stages_of(p.stage_bytes);
+  if (p.stages < 2 || p.stages > deepest) p.stages = std::min(default_stages(KB), deepest);
   // KB = 64: an even ring, so that each stage always has the same consumer
   // (one that skipped a round of a stage could take that round's completed
   // phase for the next one's), and 4 stages at least (a consumer hands a
   // stage back only after it issued its next one, two stages on).
   if (KB == 64) p.stages = std::max(4, p.stages & ~1);
-  const int smem = smem_bytes(KB, p.stages);
-  auto kernel = wgrad_wgmma_kernel<Bf16, KB>;
+  const int smem = p.stages * p.stage_bytes + 1024;
+  auto kernel = p.rows > 0 ? wgrad_wgmma_kernel<Bf16, KB, true> : wgrad_wgmma_kernel<Bf16, KB, false>;
   // The smallest carveout that holds the ring: the rest stays L1 for x's
   // gather (the im2col copies bypass L1).
   const int carveout = std::min(100, (smem + 2048) * 100 / (228 * 1024) + 1);
   set_kernel_smem(reinterpret_cast<const void *>(kernel), smem, carveout);
   CUtensorMap dymap;
   if (!encode_sw128_map_16bit(&dymap, dy, static_cast<uint64_t>(p.K), static_cast<uint64_t>(p.npix),
-                              static_cast<uint64_t>(p.K) * 2, kPix))
+                              static_cast<uint64_t>(p.K) * 2, p.spos))
     fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the map of dy");
   CUtensorMap xmap{};
-  if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix))
+  if (p.rows > 0) {
+    if (!encode_window_map(&xmap, p.x, p.N, p.H, p.W, p.C, p.Q + 2))
+      fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the window map of x");
+  } else if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix)) {
     p.x_via_tma = 0;
+  }
   kernel<<<p.blocks, kThreads, smem, stream>>>(p, dymap, xmap);
   check_launch("wgrad_wgmma_kernel");
 }
@@ -470,11 +639,11 @@ void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cuda
 }
 
 // Bytes of the float partials of `splits` parts (or stream-K) of tiles of kb rows.
-size_t partial_bytes(const ConvArgs &a, int kb, int splits) {
+size_t partial_bytes(const ConvArgs &a, int kb, int splits, int rows = 1) {
   const size_t part_bytes = static_cast<size_t>(parts_per_split(kb)) * a.Kg * 9 * a.Cg * 4;
   if (splits != kWgradStreamK) return static_cast<size_t>(splits) * part_bytes;
   // Stream-K: as many parts as the tile with the most segments.
-  const WgradArgs p = make_args(a, kb, splits, nullptr);
+  const WgradArgs p = make_args(a, kb, splits, nullptr, rows);
   int most = 1;
   for (int t = 0; t < p.ntiles; ++t) most = std::max(most, last_block(p, t, p.blocks) - first_block(p, t, p.blocks) + 1);
   return static_cast<size_t>(most) * part_bytes;
@@ -503,7 +672,9 @@ bool conv_wgrad_wgmma_applies(const ConvArgs &a, ConvTypes t) {
 int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   const int kb = tile_rows(a);
   const int64_t tiles = int64_t{a.Cg / 64} * 3 * (a.Kg / kb);
-  const int64_t nchunks = (int64_t{a.N} * a.P + kPix - 1) / kPix;
+  const Staging g = library_staging(a, kb);
+  const int64_t nchunks =
+      g.rows ? (int64_t{a.N} * a.out[1] + g.rows - 1) / g.rows : (int64_t{a.N} * a.P + kPix - 1) / kPix;
   const int64_t sms = sm_count();
   const double part_bytes = double(a.Kg) * 9 * a.Cg * 4 * parts_per_split(kb);
   // The split that minimises an estimate of the time: the units of the
@@ -511,7 +682,7 @@ int conv_wgrad_wgmma_splits(const ConvArgs &a) {
   // for the ring's fill), a stage ~0.6 us per 128 rows (~5 TFLOP/s per
   // multiprocessor at full rate), plus each part's partials written and
   // read (~3 TB/s).
-  const double stage_us = double(kb) * 192 * kPix * 2 / 5.0e6, part_us = 2 * part_bytes / 3.0e6;
+  const double stage_us = double(kb) * 192 * g.spos * 2 / 5.0e6, part_us = 2 * part_bytes / 3.0e6;
   int best = 1;
   double best_t = -1;
   for (int64_t s = 1; s <= std::min<int64_t>(nchunks, 512); ++s) {

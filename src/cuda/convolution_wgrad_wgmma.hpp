@@ -15,7 +15,10 @@
 // best algorithm in the same run, device run 11 of
 // docs/perf-logs-gpu-conv-2026-11-24-b.txt):
 // 64x56 383 (cuDNN 409), 128x28 633 (569), 256x14 651 (558), 512x7 606
-// (630, stream-K); batch 32: 216 / 319 / 261 / 249, 2.2-3.4x cuDNN.
+// (630, stream-K); batch 32: 216 / 319 / 261 / 249, 2.2-3.4x cuDNN. 64x56
+// since on row windows (x loaded once per output row for its 3 taps), the
+// harness, docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md: batch 256 572-578
+// (cuDNN 403-429 in the same runs), batch 32 245-248.
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
 #pragma once
 

@@ -18,7 +18,8 @@
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Iinclude -Isrc -I$NV/include \
 //     tests/oracle_gpu/wgrad_wgmma_harness.cu -L$NV/lib -l:libcudnn.so.9 \
 //     -Xlinker -rpath=$NV/lib -o /tmp/wgh && /tmp/wgh
-// (--check-only: part 1 alone; WGRAD_SWEEP=1: every variant in part 2.)
+// (--check-only: part 1 alone; WGRAD_SWEEP=1: every variant in part 2;
+// WGRAD_ONLY=<C>: part 2 on the layer of C channels alone.)
 #include <cmath>
 #include <cstring>
 
@@ -98,11 +99,15 @@ static void compare(const char *what, const Prob &p, const std::vector<uint16_t>
 }
 
 // A variant: tile height (0: the library's), ring depth (0: the tile's
-// default), split parts (0: the library's, kWgradStreamK: stream-K), x through L1 (the cp.async
-// gather), x by the copy engine's im2col copies (the library's default).
+// default, kDeepest: the deepest ring that fits), split parts (0: the
+// library's, kWgradStreamK: stream-K), x through L1 (the cp.async gather),
+// x by the copy engine's im2col copies (the library's default), the
+// library's staging (1: row windows where they apply) or 64-pixel stages (0).
+constexpr int kDeepest = 99;
 struct Variant {
-  int kb = 0, stages = 0, splits = 0, x_via_l1 = 1, x_via_tma = 1;
+  int kb = 0, stages = 0, splits = 0, x_via_l1 = 1, x_via_tma = 1, rows = 1;
 };
+
 
 // Scratch for any variant of these problems (the library's partials of up
 // to 512 parts of 512 x 9 x 512 floats stay under 256 MB by construction).
@@ -112,12 +117,12 @@ static const size_t kScratchBytes = size_t{600} << 20;
 static void launch_with(const fc::ConvArgs &a, bool bf16, Variant v, cudaStream_t st) {
   const int kb = v.kb > 0 ? v.kb : fc::tile_rows(a);
   const int splits = v.splits != 0 ? v.splits : fc::conv_wgrad_wgmma_splits(a);
-  if (fc::partial_bytes(a, kb, splits) > kScratchBytes) {
+  if (fc::partial_bytes(a, kb, splits, v.rows) > kScratchBytes) {
     std::printf("FAIL scratch too small\n");
     std::exit(1);
   }
-  fc::WgradArgs p = fc::make_args(a, kb, splits, g_scratch);
-  if (v.stages > 0) p.stages = v.stages;
+  fc::WgradArgs p = fc::make_args(a, kb, splits, g_scratch, v.rows);
+  if (v.stages > 0) p.stages = v.stages == kDeepest ? fc::max_stages_of(p.stage_bytes) : v.stages;
   p.x_via_l1 = v.x_via_l1;
   p.x_via_tma = v.x_via_tma;
   if (bf16)
@@ -149,12 +154,21 @@ static void check(const Prob &p) {
     if (p.K % kb != 0) continue;
     const int minst = kb == 64 ? 4 : 2;
     variants.push_back({kb, minst, 1, 1});
-    variants.push_back({kb, fc::max_stages(kb), 3, 0, 0});
+    variants.push_back({kb, kDeepest, 3, 0, 0});
     variants.push_back({kb, 0, 2, 1, 0});
     variants.push_back({kb, 0, nchunks + 2, 1});  // parts past the chunks run empty
     variants.push_back({kb, minst + 1, std::max(1, nchunks / 2), 1});
     variants.push_back({kb, 0, fc::kWgradStreamK, 1, 1});  // a block per multiprocessor
     variants.push_back({kb, minst, fc::kWgradStreamK, 1, 0});
+  }
+  // Where row windows apply, every variant again on 64-pixel stages.
+  if (fc::library_staging(a, fc::tile_rows(a)).rows > 0) {
+    const size_t n0 = variants.size();
+    for (size_t i = 0; i < n0; ++i) {
+      variants.push_back(variants[i]);
+      variants.back().rows = 0;
+      if (variants.back().kb == 0) variants.back().kb = fc::tile_rows(a);
+    }
   }
   const int nv = static_cast<int>(variants.size());
   // Stream-K on 3 and 7 blocks: ranges across several tiles.
@@ -177,7 +191,11 @@ static void check(const Prob &p) {
       std::snprintf(name, sizeof name, "library's choice");
     else
       std::snprintf(name, sizeof name, "rows %d st%d parts %d%s %s", v.kb, v.stages, v.splits,
-                    cap ? (i % 2 ? " (3 blocks)" : " (7 blocks)") : "", v.x_via_tma ? "im2col" : v.x_via_l1 ? "ca" : "cg");
+                    cap ? (i % 2 ? " (3 blocks)" : " (7 blocks)") : "",
+                    v.rows && fc::library_staging(a, v.kb).rows ? "windows"
+                    : v.x_via_tma                               ? "im2col"
+                    : v.x_via_l1                                ? "ca"
+                                                                : "cg");
     compare(name, p, out, ref);
   }
   CK(cudaFree(d_x));
@@ -200,32 +218,48 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
   const fc::ConvArgs a = wgrad_args(p, b.dy, b.x, b.dw);
   const int kb = fc::tile_rows(a), splits = fc::conv_wgrad_wgmma_splits(a);
   const double chosen_ms = median_ms_per_call([&] { launch_with(a, false, {}, st); }, st);
-  // The other variants: tile heights x ring depths x split counts around the chosen one.
-  char text[2048] = "";
+  // The library's choice in BFLOAT16 (the same buffers' bits: finite
+  // values), and its sum kernel alone.
+  const double bf16_ms = median_ms_per_call([&] { launch_with(a, true, {}, st); }, st);
+  const fc::WgradArgs sp = fc::make_args(a, kb, splits, g_scratch);
+  const double sum_ms = median_ms_per_call([&] { fc::launch_sum(a, fc::ConvTypes::f16, sp, kb, st); }, st);
+  // The 64-pixel stages (three im2col slabs) where the library takes row windows.
+  const bool windows = fc::library_staging(a, kb).rows > 0;
+  const double slabs_ms = windows ? median_ms_per_call([&] { launch_with(a, false, {0, 0, 0, 1, 1, 0}, st); }, st) : 0;
+  // The other variants: staging x tile heights x ring depths x split counts around the chosen one.
+  char text[4096] = "";
   const bool sweep = std::getenv("WGRAD_SWEEP") != nullptr;
   double best_ms = chosen_ms;
-  Variant best{kb, fc::default_stages(kb), splits, 1, 1};
-  for (int vkb : {64, 128, 256}) {
-    if (K % vkb != 0) continue;
-    for (int stages = 2; stages <= fc::max_stages(vkb); ++stages) {
-      if (vkb == 64 && (stages < 4 || stages % 2 != 0)) continue;
-      if (!sweep && stages != fc::default_stages(vkb)) continue;
-      // Split counts around the chosen one (they scale with the tile count
-      // so that units fill the machine alike), and stream-K.
-      const int base = splits == fc::kWgradStreamK ? 2 : splits;
-      std::vector<int> parts;
-      for (double f : {0.5, 1.0, 2.0})
-        if (sweep || f == 1.0) parts.push_back(std::max(1, static_cast<int>(base * f * kb / vkb + 0.5)));
-      parts.push_back(fc::kWgradStreamK);
-      for (int s : parts) {
-        for (int l1 = sweep ? 0 : 1; l1 < 3; ++l1) {  // 2: x by im2col copies
-          const Variant v{vkb, stages, s, l1 > 0, l1 == 2};
-          const double ms = median_ms_per_call([&] { launch_with(a, false, v, st); }, st);
-          char part[64];
-          std::snprintf(part, sizeof part, " %d/%d/%d%s:%.0f", vkb, stages, s, l1 == 2 ? "i2c" : l1 ? "" : "cg",
-                        flop / ms / 1e9);
-          if (std::strlen(text) + std::strlen(part) < sizeof text) std::strcat(text, part);
-          if (ms < best_ms) best_ms = ms, best = v;
+  Variant best{kb, 0, splits, 1, 1};
+  for (int rows : {1, 0}) {
+    for (int vkb : {64, 128, 256}) {
+      if (K % vkb != 0) continue;
+      const fc::Staging g = rows ? fc::library_staging(a, vkb) : fc::Staging{};
+      if (rows && g.rows == 0) continue;
+      const int deepest = fc::max_stages_of(g.rows ? g.stage_bytes : fc::stage_bytes(vkb));
+      const int dflt = std::min(fc::default_stages(vkb), deepest);
+      for (int stages = 2; stages <= deepest; ++stages) {
+        if (vkb == 64 && (stages < 4 || stages % 2 != 0)) continue;
+        if (!sweep && stages != (vkb == 64 ? std::max(4, dflt & ~1) : dflt)) continue;
+        // Split counts around the chosen one (they scale with the tile count
+        // so that units fill the machine alike), and stream-K.
+        const int base = splits == fc::kWgradStreamK ? 2 : splits;
+        std::vector<int> parts;
+        for (double f : {0.5, 1.0, 2.0})
+          if (sweep || f == 1.0) parts.push_back(std::max(1, static_cast<int>(base * f * kb / vkb + 0.5)));
+        parts.push_back(fc::kWgradStreamK);
+        for (int s : parts) {
+          // 0 / 1: x gathered by cp.async .cg / .ca; 2: x by im2col copies
+          // (row windows: their own copies).
+          for (int l1 = rows ? 2 : sweep ? 0 : 1; l1 < 3; ++l1) {
+            const Variant v{vkb, stages, s, l1 > 0, l1 == 2, rows};
+            const double ms = median_ms_per_call([&] { launch_with(a, false, v, st); }, st);
+            char part[64];
+            std::snprintf(part, sizeof part, " %d/%d/%d%s:%.0f", vkb, stages, s,
+                          rows ? "win" : l1 == 2 ? "i2c" : l1 ? "" : "cg", flop / ms / 1e9);
+            if (std::strlen(text) + std::strlen(part) < sizeof text) std::strcat(text, part);
+            if (ms < best_ms) best_ms = ms, best = v;
+          }
         }
       }
     }
@@ -253,9 +287,12 @@ static void time_layer(cudnnHandle_t h, Bufs &b, int N, int C, int HW, cudaStrea
     if (ms < cudnn_ms) cudnn_ms = ms, algo_best = algo;
   }
   const double ours = flop / chosen_ms / 1e9, dnn = flop / cudnn_ms / 1e9;
-  std::printf("| %3dx%-2d N%-3d | %4.0f (rows %d, %d parts) | best %4.0f (%d/%d/%d%s) | cuDNN %4.0f (algo %d) | %.2f |%s\n",
-              C, HW, N, ours, kb, splits, flop / best_ms / 1e9, best.kb, best.stages, best.splits,
-              best.x_via_tma ? "i2c" : best.x_via_l1 ? "" : "cg", dnn, algo_best, ours / dnn, text);
+  char slabs[48] = "";
+  if (windows) std::snprintf(slabs, sizeof slabs, ", 64-pixel stages %4.0f", flop / slabs_ms / 1e9);
+  std::printf("| %3dx%-2d N%-3d | %4.0f (bf16 %4.0f, sum %.1f us; rows %d, %d parts%s%s) | best %4.0f (%d/%d/%d%s) | cuDNN %4.0f (algo %d) | %.2f |%s\n",
+              C, HW, N, ours, flop / bf16_ms / 1e9, sum_ms * 1e3, kb, splits, windows ? ", windows" : "", slabs, flop / best_ms / 1e9, best.kb,
+              best.stages, best.splits, best.rows && windows ? "win" : best.x_via_tma ? "i2c" : best.x_via_l1 ? "" : "cg",
+              dnn, algo_best, ours / dnn, text);
   std::fflush(stdout);
 }
 
@@ -306,6 +343,13 @@ int main(int argc, char **argv) {
       {5, 7, 7, 256, 512, 1, 0, 1, 0, false},         // 512 k, 245 pixels
       {2, 10, 10, 64, 128, 1, 0, 1, 0, true},         // bf16
       {2, 9, 9, 128, 256, 1, 1, -1.5f, 0.25f, true},  // bf16 flip beta
+      // Row windows (Q divides 112): 2 rows of 56 a stage, pad 1 / 0 / 2
+      {1, 56, 56, 64, 64, 1, 0, 1, 0, false},
+      {3, 9, 58, 64, 64, 0, 0, 1, 0, false},           // 27 rows: the last stage's second row past the last image
+      {2, 6, 54, 64, 128, 2, 1, 0.7f, 0.5f, true},     // output wider than the input, bf16 flip alpha / beta
+      {3, 7, 16, 64, 64, 1, 0, 1, 0, false},           // 7 rows of 16 a stage, stages across images
+      {2, 5, 8, 128, 256, 1, 0, 1, 0, false},          // 14 rows of 8 a stage (only 10 rows in all)
+      {5, 8, 16, 64, 64, 1, 1, 1, 0, true},            // bf16 flip
   };
   for (const Prob &p : checks) check(p);
   std::printf("correctness: %d failures\n", failures);
@@ -334,7 +378,9 @@ int main(int argc, char **argv) {
   std::printf("HALF NHWC 3x3 pad 1 filter gradient, TFLOP/s, ten calls back to back, median of 5\n");
   std::printf("| layer | ours (library's choice) | best variant (rows/stages/parts) | cuDNN | ratio | variants\n");
   for (int N : {256, 32})
-    for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}}) time_layer(h, b, N, C, HW, st);
+    for (auto [C, HW] : {std::pair{64, 56}, {128, 28}, {256, 14}, {512, 7}})
+      if (const char *only = std::getenv("WGRAD_ONLY"); only == nullptr || std::atoi(only) == C)
+        time_layer(h, b, N, C, HW, st);  // WGRAD_ONLY=<C>: that layer alone
   DNN(cudnnDestroy(h));
   return failures != 0;
 }
