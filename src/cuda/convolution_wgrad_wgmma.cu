@@ -35,7 +35,15 @@
 // into the next unit while the consumers store the last one.
 //
 // Each unit writes float partials to the scratch; a second kernel sums the
-// partials into dw as alpha * sum + beta * dw (beta = 0 never reads dw).
+// partials into dw as alpha * sum + beta * dw (beta = 0 never reads dw),
+// launched as a programmatic dependent of the first (its launch overlaps
+// the first's end), with up to 8 warps splitting many parts (64x56's 88).
+// H100, the harness, f16, TFLOP/s at batch 256 / 32, one thread per 4
+// elements over every part after the main kernel (device run 5 of
+// docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md) -> this (run 7): 64x56
+// 581-585 -> 620-622 / 245-253 -> 326-330 (the sum alone 9.1 -> 4.6 us),
+// 128x28 626-629 -> 627-629 / 307-311 -> 329-331, 256x14 638-649 ->
+// 656-661 / 252-256 -> 261-263, 512x7 592-600 -> 603 / 241 -> 247-250.
 #include <cuda.h>  // CUtensorMap (types only)
 #include <cuda_runtime.h>
 
@@ -451,26 +459,62 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-// dw[e] = alpha * (sum of the parts) + beta * dw[e], 4 elements per thread:
-// `parts` partials for every element, or (stream-K: parts = 0) those of the
-// element's tile, its segments in block order with `pps` partials each
-// (`blocks`: the main kernel's grid).
+// dw[e] = alpha * (sum of the parts) + beta * dw[e] for 4 elements (a
+// float4) per lane: `parts` partials for every element, or (stream-K:
+// parts = 0) those of the element's tile, its segments in block order with
+// `pps` partials each (`blocks`: the main kernel's grid). A block is 8
+// warps; `ways` warps share 32 float4s (one per lane): warp w of a group
+// sums parts w, w + ways, .. (four loads in flight), then the group's
+// first warp adds the others' sums in warp order: the same order on every
+// run. (One thread per float4 summing every part left 64x56's 88 partials
+// of 36864 floats to 9216 threads on 36 multiprocessors: 9 us, latency
+// bound.)
+constexpr int kSumThreads = 256;
 template <class TO>
-__global__ void wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int parts, WgradArgs p, int kb, int pps,
-                                       int blocks, int elems, TO *dw, float alpha, float beta) {
-  const int e = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-  if (e >= elems) return;
-  if (parts == 0) {
-    const int c = e % p.C, tap = (e / p.C) % 9, k = e / (9 * p.C);
-    const int r = (p.flip ? 8 - tap : tap) / 3;  // CONVOLUTION mode: dw's taps reversed
-    const int t = ((k / kb) * 3 + r) * p.cblocks + c / 64;
-    parts = (last_block(p, t, blocks) - first_block(p, t, blocks) + 1) * pps;
+__global__ void __launch_bounds__(kSumThreads)
+    wgrad_wgmma_sum_kernel(const float *__restrict__ partial, int parts, WgradArgs p, int kb, int pps, int blocks,
+                           int elems, int ways, TO *dw, float alpha, float beta) {
+  __shared__ float4 sums[kSumThreads / 32][32];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of the main kernel (launch_sum):
+  // the partials (and dw) are read only once it has finished.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int group = warp / ways, way = warp - group * ways;
+  const int e = ((blockIdx.x * (kSumThreads / 32 / ways) + group) * 32 + lane) * 4;
+  const bool live = e < elems;
+  float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (live) {
+    if (parts == 0) {
+      const int c = e % p.C, tap = (e / p.C) % 9, k = e / (9 * p.C);
+      const int r = (p.flip ? 8 - tap : tap) / 3;  // CONVOLUTION mode: dw's taps reversed
+      const int t = ((k / kb) * 3 + r) * p.cblocks + c / 64;
+      parts = (last_block(p, t, blocks) - first_block(p, t, blocks) + 1) * pps;
+    }
+    const float *src = partial + e;
+    const long long step = static_cast<long long>(ways) * elems;
+    for (int q = way; q < parts; q += 4 * ways, src += 4 * step) {
+      float4 v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (q + i * ways < parts)
+          v[i] = *reinterpret_cast<const float4 *>(src + static_cast<long long>(way) * elems + i * step);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (q + i * ways < parts) s.x += v[i].x, s.y += v[i].y, s.z += v[i].z, s.w += v[i].w;
+    }
   }
-  float4 s = *reinterpret_cast<const float4 *>(partial + e);
-  for (int q = 1; q < parts; ++q) {
-    const float4 v = *reinterpret_cast<const float4 *>(partial + static_cast<long long>(q) * elems + e);
-    s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+  if (ways > 1) {
+    sums[warp][lane] = s;
+    __syncthreads();
+    if (way != 0) return;
+    for (int w = 1; w < ways; ++w) {
+      const float4 v = sums[warp + w][lane];
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
   }
+  if (!live) return;
   blend_store<TO, float>(dw, e, s.x, alpha, beta);
   blend_store<TO, float>(dw, e + 1, s.y, alpha, beta);
   blend_store<TO, float>(dw, e + 2, s.z, alpha, beta);
@@ -626,15 +670,44 @@ void launch_rows(const WgradArgs &p, int kb, const void *dy, cudaStream_t stream
 // The sum of the parts of p (made by make_args for kb) into dw.
 void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cudaStream_t stream) {
   const int elems = a.Kg * 9 * a.Cg;  // a multiple of 4 (C % 64 == 0)
-  const int blocks = (elems / 4 + 255) / 256;
   const float alpha = static_cast<float>(a.alpha), beta = static_cast<float>(a.beta);
   const int pps = parts_per_split(kb), parts = p.stream_k ? 0 : p.splits * pps;
+  // Warps per 32 float4s: 8 for 64 parts or more (64x56's 88), 2 for
+  // 32-63, else 1 (more warps over a few parts each only added blocks:
+  // H100, device run 4 of docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md;
+  // stream-K's tiles have a few segments each: 1).
+  // FREEDNN_CONV_WGRAD_WGMMA_SUM_WAYS=<1|2|4|8> forces it (measurements).
+  static const long forced = env_long("FREEDNN_CONV_WGRAD_WGMMA_SUM_WAYS", 0);
+  int ways = parts >= 64 ? 8 : parts >= 32 ? 2 : 1;
+  if (forced == 1 || forced == 2 || forced == 4 || forced == 8) ways = static_cast<int>(forced);
+  const int per_block = kSumThreads / ways;  // elements' float4s a block
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>((elems / 4 + per_block - 1) / per_block));
+  cfg.blockDim = dim3(kSumThreads);
+  cfg.stream = stream;
+  // A programmatic dependent of the main kernel, which never triggers it:
+  // its launch starts as the main kernel's blocks exit rather than after
+  // the grid's completion (griddepcontrol.wait awaits that). A trigger at
+  // the main kernel's start was slower (128x28 f16 batch 256 616-617
+  // against 627-629 TFLOP/s untriggered, device run 7: the sum's blocks
+  // waited beside the main kernel's where registers allowed).
+  // FREEDNN_CONV_WGRAD_WGMMA_PDL=0: an ordinary launch, for measurements.
+  static const bool pdl = env_on("FREEDNN_CONV_WGRAD_WGMMA_PDL");
+  cudaLaunchAttribute attr[1];
+  if (pdl) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
   if (t == ConvTypes::bf16)
-    wgrad_wgmma_sum_kernel<bf16_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, p.blocks, elems,
-                                                                   static_cast<bf16_bits *>(a.dst), alpha, beta);
+    check_cuda(cudaLaunchKernelEx(&cfg, wgrad_wgmma_sum_kernel<bf16_bits>, p.partial, parts, p, kb, pps, p.blocks,
+                                  elems, ways, static_cast<bf16_bits *>(a.dst), alpha, beta),
+               "wgrad_wgmma_sum_kernel");
   else
-    wgrad_wgmma_sum_kernel<half_bits><<<blocks, 256, 0, stream>>>(p.partial, parts, p, kb, pps, p.blocks, elems,
-                                                                   static_cast<half_bits *>(a.dst), alpha, beta);
+    check_cuda(cudaLaunchKernelEx(&cfg, wgrad_wgmma_sum_kernel<half_bits>, p.partial, parts, p, kb, pps, p.blocks,
+                                  elems, ways, static_cast<half_bits *>(a.dst), alpha, beta),
+               "wgrad_wgmma_sum_kernel");
   check_launch("wgrad_wgmma_sum_kernel");
 }
 

@@ -18,7 +18,9 @@
 // (630, stream-K); batch 32: 216 / 319 / 261 / 249, 2.2-3.4x cuDNN. 64x56
 // since on row windows (x loaded once per output row for its 3 taps), the
 // harness, docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md: batch 256 572-578
-// (cuDNN 403-429 in the same runs), batch 32 245-248.
+// (cuDNN 403-429 in the same runs), batch 32 245-248; with the sum kernel
+// of many parts split over warps and launched as a dependent: 620-622
+// (cuDNN 415-421) and 326-330.
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
 #pragma once
 
