@@ -23,24 +23,21 @@ dnnl::memory::desc md(const PeerTensor &t) {
                             dnnl::memory::dims(t.strides.begin(), t.strides.end()));
 }
 
-// Memory with varied finite values: f32 in [-2, 2) (xorshift), 16-bit types
-// the 0x3c00 pattern (1.0 in f16, a normal bf16).
+// Memory with varied finite values: f32 in [-2, 2) (xorshift); other types
+// through onednn_filled (random f32 in [-1, 1) reordered): never one
+// repeated pattern (see onednn_primitive.hpp).
 dnnl::memory filled(const dnnl::memory::desc &d) {
+  if (d.data_type() != dnnl::memory::data_type::f32) return onednn_filled(d);
   dnnl::memory m(d, engine());
   auto *p = static_cast<unsigned char *>(m.get_data_handle());
   const size_t n = d.get_size();
-  if (d.data_type() == dnnl::memory::data_type::f32) {
-    uint32_t s = 2463534242u;
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-      s ^= s << 13;
-      s ^= s >> 17;
-      s ^= s << 5;
-      const float v = static_cast<float>(s >> 8) * (4.0f / 16777216.0f) - 2.0f;
-      std::memcpy(p + i, &v, 4);
-    }
-  } else {
-    const unsigned char pattern[4] = {0x00, 0x3c, 0x00, 0x3c};
-    for (size_t i = 0; i < n; ++i) p[i] = pattern[i % 4];
+  uint32_t s = 2463534242u;
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    const float v = static_cast<float>(s >> 8) * (4.0f / 16777216.0f) - 2.0f;
+    std::memcpy(p + i, &v, 4);
   }
   return m;
 }

@@ -34,16 +34,6 @@ bool to_desc(const PeerTensor &t, dnnl::memory::desc *out) {
   return true;
 }
 
-// Memory with small non-zero values (the bit pattern 0x3c003c00 is 1.0 in
-// f16 pairs and a normal number in f32/bf16; no denormals, no NaN).
-dnnl::memory filled(const dnnl::memory::desc &md) {
-  dnnl::memory m(md, cpu_engine());
-  auto *p = static_cast<unsigned char *>(m.get_data_handle());
-  const unsigned char pattern[4] = {0x00, 0x3c, 0x00, 0x3c};
-  for (size_t i = 0; i < md.get_size(); ++i) p[i] = pattern[i % 4];
-  return m;
-}
-
 }  // namespace
 
 bool onednn_available() { return true; }
@@ -62,7 +52,7 @@ std::unique_ptr<PeerRun> onednn_reorder(const PeerTensor &src, const PeerTensor 
   dnnl::memory::desc s, d;
   if (!to_desc(src, &s) || !to_desc(dst, &d)) return nullptr;
   try {
-    dnnl::memory sm = filled(s), dm = filled(d);
+    dnnl::memory sm = onednn_filled(s), dm = onednn_filled(d);
     dnnl::reorder::primitive_desc pd(cpu_engine(), s, cpu_engine(), d);
     return onednn_primitive_peer(dnnl::reorder(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_FROM, sm}, {DNNL_ARG_TO, dm}},
                                            std::string("oneDNN reorder:") + pd.impl_info_str());
@@ -83,8 +73,8 @@ std::unique_ptr<PeerRun> onednn_binary(const std::string &alg, const PeerTensor 
   if (!to_desc(src0, &s0) || !to_desc(src1, &s1) || !to_desc(dst, &d)) return nullptr;
   try {
     dnnl::binary::primitive_desc pd(dnnl::binary::desc(a, s0, s1, d), cpu_engine());
-    dnnl::memory m0 = filled(s0), m1 = filled(s1);
-    dnnl::memory md = in_place ? m0 : filled(d);
+    dnnl::memory m0 = onednn_filled(s0), m1 = onednn_filled(s1);
+    dnnl::memory md = in_place ? m0 : onednn_filled(d);
     return onednn_primitive_peer(
         dnnl::binary(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, md}},
         std::string("oneDNN binary:") + pd.impl_info_str());
@@ -108,7 +98,7 @@ std::unique_ptr<PeerRun> onednn_reduction(const std::string &alg, const PeerTens
   if (!to_desc(src, &s) || !to_desc(dst, &d)) return nullptr;
   try {
     dnnl::reduction::primitive_desc pd(dnnl::reduction::desc(a, s, d, p, 0.f), cpu_engine());
-    dnnl::memory sm = filled(s), dm = filled(d);
+    dnnl::memory sm = onednn_filled(s), dm = onednn_filled(d);
     return onednn_primitive_peer(dnnl::reduction(pd), std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC, sm}, {DNNL_ARG_DST, dm}},
                                            std::string("oneDNN reduction:") + pd.impl_info_str());
   } catch (const dnnl::error &) {
@@ -123,7 +113,7 @@ std::unique_ptr<PeerRun> onednn_scale(const PeerTensor &t, float alpha) {
     dnnl::eltwise_forward::primitive_desc pd(
         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_linear, md, alpha, 0.f),
         cpu_engine());
-    dnnl::memory m = filled(md);
+    dnnl::memory m = onednn_filled(md);
     return onednn_primitive_peer(dnnl::eltwise_forward(pd),
                                            std::unordered_map<int, dnnl::memory>{{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}},
                                            std::string("oneDNN eltwise_linear:") + pd.impl_info_str());
