@@ -4,13 +4,15 @@
 //
 // A single vector accumulator is a dependency chain (one add or max per
 // 4-cycle latency), too slow to keep up with memory; these loops keep four
-// independent vector accumulators and prefetch ahead within the run, because
-// the runs of a reduction are often short and far apart (per-channel sums
-// read 64 separate runs of 12 KB), where the hardware prefetchers restart at
-// every run and every 4 KB page.
+// independent vector accumulators and, where it pays (fold_prefetch_bytes),
+// prefetch ahead within the run, because the runs of a reduction are often
+// short and far apart (per-channel sums read 64 separate runs of 12 KB),
+// where some hardware prefetchers restart at every run and every 4 KB page.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -21,8 +23,24 @@
 namespace fdnn::cpu::red {
 
 // Prefetch distance in bytes: far enough ahead to cover DRAM latency at this
-// thread's share of the bandwidth, short enough to stay inside most runs.
-constexpr int64_t kFoldPrefetchBytes = 1024;
+// thread's share of the bandwidth, short enough to stay inside most runs;
+// 0: no software prefetch. Measured per vendor: on the Intel Xeon guest of
+// the early sessions the prefetch (with the four accumulators) took the
+// per-channel sums from 0.45 to 0.69 of copy; on the AMD EPYC (Zen 5) guest
+// the hardware prefetchers do better alone (64x256x56x56 f32, 2 threads,
+// five alternating rounds, ms with / without: per-channel sum 8.5-10.1 /
+// 6.9-9.2, norm2 of rows 8.3-11.0 / 8.1-8.6, max of rows 7.5-11.0 /
+// 7.7-8.6). FREEDNN_CPU_REDUCE_PREFETCH=<bytes> overrides (0 = none).
+inline int64_t fold_prefetch_bytes() {
+  static const int64_t bytes = [] {
+    if (const char *v = std::getenv("FREEDNN_CPU_REDUCE_PREFETCH")) return std::max<int64_t>(0, std::atoll(v));
+#if defined(__x86_64__)
+    if (__builtin_cpu_is("amd")) return int64_t{0};
+#endif
+    return int64_t{1024};
+  }();
+  return bytes;
+}
 
 enum class SumKind { none, add, abs, square, mul };
 
@@ -79,11 +97,17 @@ inline void prefetch(const C *p) {
 }
 
 // Calls body(i) for i = 0, U, 2U, ... while i + U <= n and returns the first
-// i left over, prefetching kFoldPrefetchBytes ahead: within v, then (when
+// i left over, prefetching fold_prefetch_bytes() ahead (if any): within v, then (when
 // next is given) on into next.
 template <class C, int U, class Body>
 inline int64_t prefetched_loop(const C *v, int64_t n, const C *next, Body &&body) {
-  constexpr int64_t ahead = kFoldPrefetchBytes / static_cast<int64_t>(sizeof(C));
+  const int64_t bytes = fold_prefetch_bytes();
+  if (bytes == 0) {
+    int64_t i = 0;
+    for (; i + U <= n; i += U) body(i);
+    return i;
+  }
+  const int64_t ahead = bytes / static_cast<int64_t>(sizeof(C));
   int64_t i = 0;
   for (; i + U + ahead <= n; i += U) {
     prefetch(v + i + ahead);
@@ -150,7 +174,7 @@ inline C hmax(typename Simd<C>::V v) {
 
 // Folds v[0..n) (n may be large) into one accumulator value of M; the caller
 // checks has_contiguous_fold<M, C>() first. `next`, when given, is the run
-// the caller folds next (at least kFoldPrefetchBytes long): the prefetch
+// the caller folds next (at least fold_prefetch_bytes() long): the prefetch
 // then runs on into it instead of stopping short of this run's end, so a
 // sequence of short runs (rows of 4 KB: one page each, where the hardware
 // prefetcher restarts) is prefetched as one stream.
