@@ -49,7 +49,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "core/env_words.hpp"
 #include "cuda/convolution_index.cuh"
@@ -601,35 +600,6 @@ WgradArgs make_args(const ConvArgs &a, int kb, int splits, void *scratch, int ro
   return p;
 }
 
-// x (N x H x W x C, packed, 16-bit) as a 4-D tiled map in boxes of 64
-// channels x `cols` columns of one row, 128-byte swizzle, zeros outside.
-// (tensor_map.hpp encodes 2-D tiled maps only; this looks the driver's
-// encoder up the same way.)
-bool encode_window_map(CUtensorMap *map, const void *x, int N, int H, int W, int C, int cols) {
-  using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                   const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static const EncodeTiled encode = [] {
-    void *f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    cudaGetLastError();  // a failed lookup leaves no error behind
-    return reinterpret_cast<EncodeTiled>(f);
-  }();
-  std::memset(map, 0, sizeof *map);
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(W), static_cast<cuuint64_t>(H),
-                              static_cast<cuuint64_t>(N)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(C) * 2, static_cast<cuuint64_t>(W) * C * 2,
-                                 static_cast<cuuint64_t>(H) * W * C * 2};
-  const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(cols), 1, 1}, elem_strides[4] = {1, 1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void *>(x), dims, strides, box, elem_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 template <bool Bf16, int KB>
 void launch_kernel(WgradArgs p, const void *dy, cudaStream_t stream) {
   const int deepest = max_stages_of(p.stage_bytes);
@@ -651,7 +621,7 @@ void launch_kernel(WgradArgs p, const void *dy, cudaStream_t stream) {
     fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the map of dy");
   CUtensorMap xmap{};
   if (p.rows > 0) {
-    if (!encode_window_map(&xmap, p.x, p.N, p.H, p.W, p.C, p.Q + 2))
+    if (!encode_sw128_row_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.Q + 2))
       fail(CUDNN_STATUS_EXECUTION_FAILED_CUDART, "cuTensorMapEncodeTiled refused the window map of x");
   } else if (p.x_via_tma && !encode_im2col_map_16bit(&xmap, p.x, p.N, p.H, p.W, p.C, p.pad_h, p.pad_w, 2, 2, 1, 1, kPix)) {
     p.x_via_tma = 0;

@@ -57,6 +57,20 @@ bool encode_sw128_map_16bit(CUtensorMap *map, const void *base, uint64_t cols, u
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+bool encode_sw128_row_map_16bit(CUtensorMap *map, const void *base, int N, int H, int W, int C, int cols) {
+  std::memset(map, 0, sizeof *map);
+  const EncodeTiled encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(C), static_cast<cuuint64_t>(W), static_cast<cuuint64_t>(H),
+                              static_cast<cuuint64_t>(N)};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(C) * 2, static_cast<cuuint64_t>(W) * C * 2,
+                                 static_cast<cuuint64_t>(H) * W * C * 2};
+  const cuuint32_t box[4] = {64, static_cast<cuuint32_t>(cols), 1, 1}, elem_strides[4] = {1, 1, 1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void *>(base), dims, strides, box, elem_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 bool encode_im2col_map_16bit(CUtensorMap *map, const void *base, int N, int H, int W, int C, int pad_h, int pad_w,
                              int r_span, int s_span, int str_h, int str_w, uint32_t pixels) {
   std::memset(map, 0, sizeof *map);

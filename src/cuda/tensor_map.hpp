@@ -21,6 +21,11 @@ bool tensor_maps_available();
 bool encode_sw128_map_16bit(CUtensorMap *map, const void *base, uint64_t cols, uint64_t rows, uint64_t row_bytes,
                             uint32_t box_rows);
 
+// A 4-D map of a packed NHWC tensor of 16-bit values (N x H x W x C) read
+// in boxes of 64 channels x `cols` columns of one row (copies at (c, w, h,
+// n), w may start left of the image), 128-byte swizzle, zeros outside the
+// tensor. False where the driver has no encoder or refuses the map.
+bool encode_sw128_row_map_16bit(CUtensorMap *map, const void *base, int N, int H, int W, int C, int cols);
 // An im2col map of a packed NHWC tensor of 16-bit values (N x H x W x C)
 // for a convolution's forward gather: each copy reads `pixels` output
 // pixels' window origins (traversal over the origins of a pad_h / pad_w,
