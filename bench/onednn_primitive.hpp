@@ -18,12 +18,12 @@ dnnl::engine &onednn_cpu_engine();
 
 // Small varied values (xorshift in [-1, 1)), written as plain f32 and
 // reordered into d's layout and type. Every peer's inputs come from here
-// (or another varied fill), never from one repeated byte pattern: in this
-// guest oneDNN's reduction (mean of 64x256x56x56 f32 over H, W, 2 threads)
-// took 3.8 ms on a source filled with one 4-byte pattern against 7.0 ms on
-// this fill, in the same bench process; a stand-alone read loop showed no
-// such difference, so the cause is not known, but the old figure was not
-// a peer's real speed.
+// (or another varied fill), never from one repeated byte pattern, so that a
+// peer's speed cannot depend on pages that all hold the same bytes. (The
+// first measurement of the switch looked like a 1.8x difference for
+// oneDNN's reduction; three alternating rounds later showed it to be this
+// guest's memory bandwidth changing between processes: 4.2 / 6.4 / 5.9 ms
+// on the old pattern against 6.4 / 6.1 / 6.1 on this fill.)
 dnnl::memory onednn_filled(const dnnl::memory::desc &d);
 
 std::unique_ptr<PeerRun> onednn_primitive_peer(dnnl::primitive prim, std::unordered_map<int, dnnl::memory> args,
