@@ -996,6 +996,32 @@ TEST(Convolution, WgradWgmmaStreamK) {
   check_wgrad_wgmma_shapes(test_seed(440), "1", nullptr, "5");
 }
 
+// Output widths Q that divide 112 in multiples of 8 (8, 16, 56): the GPU
+// kernel reads x in row windows there (one box per output row serves its
+// 3 taps; a stage is 112 / Q rows, so stages cross images and the last one
+// runs past the last image). Pad 0 / 1 / 2 and unequal pads, K = 64 / 128 /
+// 256, both modes, both 16-bit types; on CPU handles the CPU engines.
+TEST(Convolution, WgradWgmmaRowWindows) {
+  const ScopedEnv path("FREEDNN_CONV_WGRAD_WGMMA", "1");
+  Handle h;
+  Rng rng(test_seed(441));
+  const FewChannelShape shapes[] = {
+      {3, 64, 64, 8, 8, 3, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION},     // Q 8: 14 rows a stage
+      {2, 64, 128, 16, 16, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},        // Q 16
+      {1, 128, 256, 11, 18, 3, 3, 0, 0, 1, CUDNN_CROSS_CORRELATION}, // Q 16, pad 0
+      {2, 64, 64, 5, 56, 3, 3, 1, 1, 1, CUDNN_CONVOLUTION},          // Q 56: 2 rows a stage
+      {2, 64, 128, 7, 10, 3, 3, 2, 0, 1, CUDNN_CROSS_CORRELATION},   // Q 8, pad 2 / 0
+      {1, 64, 64, 3, 14, 3, 3, 0, 2, 1, CUDNN_CONVOLUTION},          // Q 16, pad 0 / 2
+  };
+  int iter = 0;
+  for (const FewChannelShape &sh : shapes) {
+    const Problem pr = few_channel_problem(sh, iter, false, rng);
+    check_wgrad_algo1(h, rng, pr, iter);
+    if (::testing::Test::HasFailure()) break;
+    ++iter;
+  }
+}
+
 // The same problems on the mma.sync kernel (FREEDNN_CONV_WGRAD_WGMMA=0).
 TEST(Convolution, WgradWgmmaSwitchedOff) {
   if (!gpu_mode()) GTEST_SKIP() << "GPU kernel variants";
