@@ -55,6 +55,7 @@
 #include "cuda/convolution_wgrad_wgmma.hpp"
 #include "cuda/cp_async.cuh"
 #include "cuda/cuda_util.hpp"
+#include "cuda/launch_dependent.cuh"
 #include "cuda/storage_types.cuh"
 #include "cuda/tensor_map.hpp"
 #include "cuda/wgmma_probe.hpp"
@@ -651,10 +652,7 @@ void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cuda
   int ways = parts >= 64 ? 8 : parts >= 32 ? 2 : 1;
   if (forced == 1 || forced == 2 || forced == 4 || forced == 8) ways = static_cast<int>(forced);
   const int per_block = kSumThreads / ways;  // elements' float4s a block
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>((elems / 4 + per_block - 1) / per_block));
-  cfg.blockDim = dim3(kSumThreads);
-  cfg.stream = stream;
+  const dim3 grid(static_cast<unsigned>((elems / 4 + per_block - 1) / per_block));
   // A programmatic dependent of the main kernel, which never triggers it:
   // its launch starts as the main kernel's blocks exit rather than after
   // the grid's completion (griddepcontrol.wait awaits that). A trigger at
@@ -663,22 +661,12 @@ void launch_sum(const ConvArgs &a, ConvTypes t, const WgradArgs &p, int kb, cuda
   // waited beside the main kernel's where registers allowed).
   // FREEDNN_CONV_WGRAD_WGMMA_PDL=0: an ordinary launch, for measurements.
   static const bool pdl = env_on("FREEDNN_CONV_WGRAD_WGMMA_PDL");
-  cudaLaunchAttribute attr[1];
-  if (pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
   if (t == ConvTypes::bf16)
-    check_cuda(cudaLaunchKernelEx(&cfg, wgrad_wgmma_sum_kernel<bf16_bits>, p.partial, parts, p, kb, pps, p.blocks,
-                                  elems, ways, static_cast<bf16_bits *>(a.dst), alpha, beta),
-               "wgrad_wgmma_sum_kernel");
+    launch_dep(pdl, wgrad_wgmma_sum_kernel<bf16_bits>, grid, kSumThreads, 0, stream, "wgrad_wgmma_sum_kernel",
+               p.partial, parts, p, kb, pps, p.blocks, elems, ways, static_cast<bf16_bits *>(a.dst), alpha, beta);
   else
-    check_cuda(cudaLaunchKernelEx(&cfg, wgrad_wgmma_sum_kernel<half_bits>, p.partial, parts, p, kb, pps, p.blocks,
-                                  elems, ways, static_cast<half_bits *>(a.dst), alpha, beta),
-               "wgrad_wgmma_sum_kernel");
-  check_launch("wgrad_wgmma_sum_kernel");
+    launch_dep(pdl, wgrad_wgmma_sum_kernel<half_bits>, grid, kSumThreads, 0, stream, "wgrad_wgmma_sum_kernel",
+               p.partial, parts, p, kb, pps, p.blocks, elems, ways, static_cast<half_bits *>(a.dst), alpha, beta);
 }
 
 // Bytes of the float partials of `splits` parts (or stream-K) of tiles of kb rows.

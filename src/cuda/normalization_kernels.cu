@@ -22,6 +22,7 @@
 #include "core/normalization_support.hpp"
 #include "cuda/cuda_util.hpp"
 #include "cuda/element_access.cuh"
+#include "cuda/launch_dependent.cuh"
 #include "cuda/normalization_args.hpp"
 #include "cuda/normalization_device.cuh"
 #include "cuda/storage_types.cuh"
@@ -1146,28 +1147,6 @@ bool aligned16(const NormArgs &a) {
 bool pdl_supported() {
   DeviceFacts f;
   return current_device_facts(f) && f.cc_major >= 9;
-}
-
-// Launches kernel k, as a programmatic dependent of the previous kernel in
-// the stream when `pdl` (the kernel calls pdl_wait before reading what that
-// kernel wrote).
-template <class... P, class... A>
-void launch_dep(bool pdl, void (*k)(P...), dim3 grid, unsigned threads, size_t shared, cudaStream_t s, const char *what,
-                A &&...args) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(threads);
-  cfg.dynamicSmemBytes = shared;
-  cfg.stream = s;
-  cudaLaunchAttribute attr[1];
-  if (pdl) {
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-  check_cuda(cudaLaunchKernelEx(&cfg, k, std::forward<A>(args)...), what);
-  check_launch(what);
 }
 
 // A block per set for the finalize kernels when each set has many parts
