@@ -20,7 +20,9 @@
 // harness, docs/perf-logs-gpu-wgrad-64x56-2026-11-24.md: batch 256 572-578
 // (cuDNN 403-429 in the same runs), batch 32 245-248; with the sum kernel
 // of many parts split over warps and launched as a dependent: 620-622
-// (cuDNN 415-421) and 326-330.
+// (cuDNN 415-421) and 326-330; the library, ten calls back to back (run 9
+// of the eighteenth session in docs/perf-logs-gpu-conv-2026-11-24-b.txt):
+// f16 617 (cuDNN 429), bf16 629 (441), batch 32 323 / 326.
 // FREEDNN_CONV_WGRAD_WGMMA=0 turns it off.
 #pragma once
 

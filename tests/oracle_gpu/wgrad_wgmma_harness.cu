@@ -108,7 +108,6 @@ struct Variant {
   int kb = 0, stages = 0, splits = 0, x_via_l1 = 1, x_via_tma = 1, rows = 1;
 };
 
-
 // Scratch for any variant of these problems (the library's partials of up
 // to 512 parts of 512 x 9 x 512 floats stay under 256 MB by construction).
 static float *g_scratch = nullptr;
