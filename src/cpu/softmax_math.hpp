@@ -118,6 +118,20 @@ void backward_row(cudnnSoftmaxAlgorithm_t algo, const C *y, const C *dy, int64_t
   else v256::backward_row(algo, y, dy, n, r, alpha);
 }
 
+// kN rows at once (16 with AVX-512, else 8: lanes()), row l's element i
+// at a[i * as + l]: softmax_rows.hpp's lanes kernels.
+inline int lanes() { return vm::has_avx512() ? v512::kN : v256::kN; }
+inline void forward_lanes(cudnnSoftmaxAlgorithm_t algo, const float *a, int64_t n, int64_t as, float *r, int64_t rs,
+                          float alpha) {
+  if (vm::has_avx512()) v512::forward_lanes(algo, a, n, as, r, rs, alpha);
+  else v256::forward_lanes(algo, a, n, as, r, rs, alpha);
+}
+inline void backward_lanes(cudnnSoftmaxAlgorithm_t algo, const float *y, int64_t ys, const float *dy, int64_t ds,
+                           int64_t n, float *r, int64_t rs, float alpha) {
+  if (vm::has_avx512()) v512::backward_lanes(algo, y, ys, dy, ds, n, r, rs, alpha);
+  else v256::backward_lanes(algo, y, ys, dy, ds, n, r, rs, alpha);
+}
+
 // ACCURATE backward of a float row, written with streaming stores (the
 // caller fences after its rows): for outputs far larger than the caches.
 inline void backward_accurate_stream(const float *y, const float *dy, int64_t n, float *r, float alpha) {

@@ -318,6 +318,90 @@ FDNN_VM_INLINE void backward_accurate_stream_impl(const float *y, const float *d
   for (; i < n; ++i) r[i] = alpha * (y[i] * (dy[i] - s));
 }
 
+// ---- Lanes: kN rows at once, their elements strided -------------------------
+
+// Rows whose elements are far apart (CHANNEL mode on NCHW: a pixel's
+// channels lie H x W apart) but whose neighbours are neighbours in memory
+// (the next pixel): kN rows are taken at once, one per vector lane, element
+// i of all of them one vector load at a + i * as. The same operations per
+// lane as forward_row_impl / backward_row_impl (one chunk: the rows are
+// short), only the sums' order differs. r may be a (in place).
+FDNN_VM_INLINE V lane_shift(const V &m) {
+  const V ninf = V{} - std::numeric_limits<float>::infinity();
+  return m == ninf ? V{} : m;  // all -inf so far: shift 0 (exp(-inf - -inf) would be NaN)
+}
+FDNN_VM_INLINE void forward_lanes_impl(cudnnSoftmaxAlgorithm_t algo, const float *a, int64_t n, int64_t as, float *r,
+                                       int64_t rs, float alpha) {
+  const V ninf = V{} - std::numeric_limits<float>::infinity();
+  V m = ninf, v, s = {};
+  if (algo != CUDNN_SOFTMAX_FAST)
+    for (int64_t i = 0; i < n; ++i) {
+      vload(v, a + i * as);
+      m = v > m ? v : m;  // a NaN is skipped here and poisons the sum
+    }
+  const V shift = algo == CUDNN_SOFTMAX_FAST ? V{} : lane_shift(m);
+  if (algo == CUDNN_SOFTMAX_LOG) {
+    for (int64_t i = 0; i < n; ++i) {
+      vload(v, a + i * as);
+      v -= shift;
+      vexp(v);
+      s += v;
+    }
+    V total;
+    for (int l = 0; l < kN; ++l) total[l] = shift[l] + std::log(s[l]);
+    for (int64_t i = 0; i < n; ++i) {
+      vload(v, a + i * as);
+      vstore(r + i * rs, alpha * (v - total));
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    vload(v, a + i * as);
+    v -= shift;
+    vexp(v);
+    vstore(r + i * rs, v);
+    s += v;
+  }
+  V f = alpha / s;
+  if (algo != CUDNN_SOFTMAX_FAST) f = m == ninf ? V{} + std::numeric_limits<float>::quiet_NaN() : f;
+  for (int64_t i = 0; i < n; ++i) {
+    vload(v, r + i * rs);
+    vstore(r + i * rs, v * f);
+  }
+}
+FDNN_VM_INLINE void backward_lanes_impl(cudnnSoftmaxAlgorithm_t algo, const float *y, int64_t ys, const float *dy,
+                                        int64_t ds, int64_t n, float *r, int64_t rs, float alpha) {
+  V s = {}, u, w;
+  for (int64_t i = 0; i < n; ++i) {
+    vload(w, dy + i * ds);
+    if (algo == CUDNN_SOFTMAX_LOG) {
+      s += w;
+    } else {
+      vload(u, y + i * ys);
+      s += u * w;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    vload(u, y + i * ys);
+    vload(w, dy + i * ds);
+    if (algo == CUDNN_SOFTMAX_LOG) {
+      vexp(u);
+      vstore(r + i * rs, alpha * (w - u * s));
+    } else {
+      vstore(r + i * rs, alpha * (u * (w - s)));
+    }
+  }
+}
+
+inline void forward_lanes(cudnnSoftmaxAlgorithm_t algo, const float *a, int64_t n, int64_t as, float *r, int64_t rs,
+                          float alpha) {
+  forward_lanes_impl(algo, a, n, as, r, rs, alpha);
+}
+inline void backward_lanes(cudnnSoftmaxAlgorithm_t algo, const float *y, int64_t ys, const float *dy, int64_t ds,
+                           int64_t n, float *r, int64_t rs, float alpha) {
+  backward_lanes_impl(algo, y, ys, dy, ds, n, r, rs, alpha);
+}
+
 // The entry points of this copy (not inlined: one per width and type).
 inline void backward_accurate_stream(const float *y, const float *dy, int64_t n, float *r, float alpha) {
   backward_accurate_stream_impl(y, dy, n, r, alpha);

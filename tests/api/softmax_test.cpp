@@ -111,6 +111,69 @@ TEST(SoftmaxBackward, EveryAlgorithmModeTypeLayoutAndBlend) {
       }
 }
 
+// CHANNEL mode on planes (NCHW, H x W > 1): a pixel's channels lie a plane
+// apart, neighbouring pixels are neighbouring floats. The CPU engine takes
+// a vector of pixels at a time there (FLOAT, beta = 0: the lanes kernels),
+// the last pixels of each image row fewer than a vector through the row
+// kernels. Packed and gapped strides, W no multiple of the vector, every
+// algorithm, forward and backward, beta 0 (poisoned output) and not.
+TEST(SoftmaxForwardBackward, ChannelsOfPlanes) {
+  Rng rng(test_seed(408));
+  EngineHandles hs;
+  const cudnnDataType_t t = CUDNN_DATA_FLOAT;
+  for (int iter = 0; iter < 12; ++iter) {
+    const int64_t N = rng.integer(1, 3), C = iter % 3 == 0 ? 3 : rng.integer(5, 40), H = rng.integer(1, 6),
+                  W = rng.integer(14, 70);
+    const std::vector<int64_t> dims{N, C, H, W};
+    const bool gaps = iter % 2 == 1;
+    const int64_t ws = 1, hs_ = gaps ? W + 3 : W, cs = gaps ? H * hs_ + 5 : H * W, ns = gaps ? C * cs + 7 : C * cs;
+    const std::vector<int64_t> strides{ns, cs, hs_, ws};
+    const auto A = static_cast<cudnnSoftmaxAlgorithm_t>(iter % 3);
+    const double alpha = iter % 4 == 3 ? -0.5 : 1.5, beta = iter % 4 == 2 ? 0.5 : 0.0;
+    const Scaling a(alpha), b(beta);
+    const std::string what = "algo " + std::to_string(iter % 3) + " N" + std::to_string(N) + " C" + std::to_string(C) +
+                             " " + std::to_string(H) + "x" + std::to_string(W) + (gaps ? " gapped" : " packed") +
+                             " beta " + std::to_string(beta);
+    HostTensor x = make_tensor(t, dims, strides), y0 = make_tensor(t, dims, strides);
+    fill_random(x, rng, -6, 6);
+    fill_random(y0, rng, -1, 1);
+    TensorDesc xd(x);
+    Buffer xb = upload(x);
+    const std::vector<Expect> want = reference_softmax_forward(A, CUDNN_SOFTMAX_MODE_CHANNEL, a.value(t), x, b.value(t), y0);
+    // Backward from the exact softmax of x, dy random, dx in the same layout.
+    HostTensor y = make_tensor(t, dims, strides), dy = make_tensor(t, dims, strides), dx0 = make_tensor(t, dims, strides);
+    fill_softmax(A, CUDNN_SOFTMAX_MODE_CHANNEL, x, y);
+    fill_random(dy, rng, -1, 1);
+    fill_random(dx0, rng, -1, 1);
+    const std::vector<Expect> want_dx = reference_softmax_backward(A, CUDNN_SOFTMAX_MODE_CHANNEL, a.value(t), y, dy, b.value(t), dx0);
+    Buffer yb = upload(y), dyb = upload(dy);
+    for (size_t k = 0; k < hs.all.size(); ++k) {
+      HostTensor out = y0;
+      if (beta == 0) poison(out);
+      const HostTensor before = out;
+      Buffer ob = upload(out);
+      ASSERT_EQ(cudnnSoftmaxForward(hs.all[k], A, CUDNN_SOFTMAX_MODE_CHANNEL, a.for_type(t), xd, xb.get(),
+                                    b.for_type(t), xd, ob.get()),
+                CUDNN_STATUS_SUCCESS)
+          << what << " " << last_error();
+      download(ob, out);
+      EXPECT_TRUE(matches(out, want)) << "forward " << what << " on " << engine_name(k);
+      EXPECT_TRUE(gaps_untouched(out, before)) << "forward " << what << " on " << engine_name(k);
+      HostTensor dx = dx0;
+      if (beta == 0) poison(dx);
+      const HostTensor dx_before = dx;
+      Buffer dxb = upload(dx);
+      ASSERT_EQ(cudnnSoftmaxBackward(hs.all[k], A, CUDNN_SOFTMAX_MODE_CHANNEL, a.for_type(t), xd, yb.get(), xd,
+                                     dyb.get(), b.for_type(t), xd, dxb.get()),
+                CUDNN_STATUS_SUCCESS)
+          << what << " " << last_error();
+      download(dxb, dx);
+      EXPECT_TRUE(matches(dx, want_dx)) << "backward " << what << " on " << engine_name(k);
+      EXPECT_TRUE(gaps_untouched(dx, dx_before)) << "backward " << what << " on " << engine_name(k);
+    }
+  }
+}
+
 // Long contiguous rows (CHANNEL mode on N x C x 1 x 1, INSTANCE mode on
 // C x H x W): the CUDA engine's warp-per-row kernel for 16-bit rows of 264 to
 // 4096 elements (2, 4, 8 or 16 vectors per lane, lanes past the row's end),
