@@ -4,7 +4,6 @@
 #include "onednn_primitive.hpp"
 
 #include <cstdint>
-#include <cstring>
 #include <unordered_map>
 
 namespace bench {
@@ -21,25 +20,6 @@ dnnl::memory::desc md(const PeerTensor &t) {
   else throw std::invalid_argument("no oneDNN type for " + t.dt);
   return dnnl::memory::desc(dnnl::memory::dims(t.dims.begin(), t.dims.end()), type,
                             dnnl::memory::dims(t.strides.begin(), t.strides.end()));
-}
-
-// Memory with varied finite values: f32 in [-2, 2) (xorshift); other types
-// through onednn_filled (random f32 in [-1, 1) reordered): never one
-// repeated pattern (see onednn_primitive.hpp).
-dnnl::memory filled(const dnnl::memory::desc &d) {
-  if (d.data_type() != dnnl::memory::data_type::f32) return onednn_filled(d);
-  dnnl::memory m(d, engine());
-  auto *p = static_cast<unsigned char *>(m.get_data_handle());
-  const size_t n = d.get_size();
-  uint32_t s = 2463534242u;
-  for (size_t i = 0; i + 4 <= n; i += 4) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    const float v = static_cast<float>(s >> 8) * (4.0f / 16777216.0f) - 2.0f;
-    std::memcpy(p + i, &v, 4);
-  }
-  return m;
 }
 
 // Per-channel f32 vector (scale, shift, mean, variance): positive values.
@@ -64,7 +44,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
       flags = flags | normalization_flags::use_global_stats;
       batch_normalization_forward::primitive_desc pd(
           batch_normalization_forward::desc(prop_kind::forward_inference, xmd, eps, flags), engine());
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, filled(xmd)},      {DNNL_ARG_DST, memory(xmd, engine())},
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, onednn_filled(xmd)},      {DNNL_ARG_DST, memory(xmd, engine())},
                                            {DNNL_ARG_SCALE, channel_vector(c)}, {DNNL_ARG_SHIFT, channel_vector(c)},
                                            {DNNL_ARG_MEAN, channel_vector(c)},  {DNNL_ARG_VARIANCE, channel_vector(c)}};
       return onednn_primitive_peer(batch_normalization_forward(pd), args,
@@ -72,7 +52,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
     }
     batch_normalization_forward::primitive_desc fpd(
         batch_normalization_forward::desc(prop_kind::forward_training, xmd, eps, flags), engine());
-    memory src = filled(xmd), mean = channel_vector(c), var = channel_vector(c), scale = channel_vector(c);
+    memory src = onednn_filled(xmd), mean = channel_vector(c), var = channel_vector(c), scale = channel_vector(c);
     std::unordered_map<int, memory> fargs{{DNNL_ARG_SRC, src},   {DNNL_ARG_DST, memory(xmd, engine())},
                                           {DNNL_ARG_SCALE, scale}, {DNNL_ARG_SHIFT, channel_vector(c)},
                                           {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var}};
@@ -87,7 +67,7 @@ std::unique_ptr<PeerRun> onednn_batch_norm(const std::string &phase, const PeerT
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
                                          {DNNL_ARG_MEAN, mean},
                                          {DNNL_ARG_VARIANCE, var},
-                                         {DNNL_ARG_DIFF_DST, filled(xmd)},
+                                         {DNNL_ARG_DIFF_DST, onednn_filled(xmd)},
                                          {DNNL_ARG_SCALE, scale},
                                          {DNNL_ARG_SHIFT, fargs[DNNL_ARG_SHIFT]},
                                          {DNNL_ARG_DIFF_SRC, memory(xmd, engine())},
@@ -111,13 +91,13 @@ std::unique_ptr<PeerRun> onednn_softmax(bool log, bool backward, const PeerTenso
         engine());
     if (!backward)
       return onednn_primitive_peer(softmax_v2_forward(fpd),
-                                    std::unordered_map<int, memory>{{DNNL_ARG_SRC, filled(xmd)},
+                                    std::unordered_map<int, memory>{{DNNL_ARG_SRC, onednn_filled(xmd)},
                                                                     {DNNL_ARG_DST, memory(xmd, engine())}},
                                     std::string("oneDNN softmax_v2 forward:") + fpd.impl_info_str());
     softmax_v2_backward::primitive_desc bpd(softmax_v2_backward::desc(alg, xmd, xmd, xmd, axis), engine(), fpd);
     return onednn_primitive_peer(softmax_v2_backward(bpd),
-                                  std::unordered_map<int, memory>{{DNNL_ARG_DST, filled(xmd)},
-                                                                  {DNNL_ARG_DIFF_DST, filled(xmd)},
+                                  std::unordered_map<int, memory>{{DNNL_ARG_DST, onednn_filled(xmd)},
+                                                                  {DNNL_ARG_DIFF_DST, onednn_filled(xmd)},
                                                                   {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}},
                                   std::string("oneDNN softmax_v2 backward:") + bpd.impl_info_str());
   } catch (const std::exception &) {
@@ -134,7 +114,7 @@ std::unique_ptr<PeerRun> onednn_lrn(bool backward, const PeerTensor &x, int n, d
         lrn_forward::desc(backward ? prop_kind::forward_training : prop_kind::forward_inference,
                           algorithm::lrn_across_channels, xmd, n, a, b, kk),
         engine());
-    memory src = filled(xmd);
+    memory src = onednn_filled(xmd);
     std::unordered_map<int, memory> fargs{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, memory(xmd, engine())}};
     if (!backward)
       return onednn_primitive_peer(lrn_forward(fpd), fargs,
@@ -147,7 +127,7 @@ std::unique_ptr<PeerRun> onednn_lrn(bool backward, const PeerTensor &x, int n, d
     lrn_backward::primitive_desc bpd(lrn_backward::desc(algorithm::lrn_across_channels, xmd, xmd, n, a, b, kk),
                                      engine(), fpd);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, filled(xmd)}, {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}};
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, onednn_filled(xmd)}, {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}};
     if (fargs.count(DNNL_ARG_WORKSPACE)) args[DNNL_ARG_WORKSPACE] = fargs[DNNL_ARG_WORKSPACE];
     return onednn_primitive_peer(lrn_backward(bpd), args,
                                   std::string("oneDNN lrn backward:") + bpd.impl_info_str());
@@ -175,13 +155,13 @@ std::unique_ptr<PeerRun> onednn_eltwise(const std::string &alg_name, bool use_ds
         engine());
     if (!backward)
       return onednn_primitive_peer(eltwise_forward(fpd),
-                                    std::unordered_map<int, memory>{{DNNL_ARG_SRC, filled(xmd)},
+                                    std::unordered_map<int, memory>{{DNNL_ARG_SRC, onednn_filled(xmd)},
                                                                     {DNNL_ARG_DST, memory(xmd, engine())}},
                                     std::string("oneDNN eltwise forward:") + fpd.impl_info_str());
     eltwise_backward::primitive_desc bpd(eltwise_backward::desc(alg, xmd, xmd, a, b), engine(), fpd);
     return onednn_primitive_peer(eltwise_backward(bpd),
-                                  std::unordered_map<int, memory>{{use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, filled(xmd)},
-                                                                  {DNNL_ARG_DIFF_DST, filled(xmd)},
+                                  std::unordered_map<int, memory>{{use_dst ? DNNL_ARG_DST : DNNL_ARG_SRC, onednn_filled(xmd)},
+                                                                  {DNNL_ARG_DIFF_DST, onednn_filled(xmd)},
                                                                   {DNNL_ARG_DIFF_SRC, memory(xmd, engine())}},
                                   std::string("oneDNN eltwise backward:") + bpd.impl_info_str());
   } catch (const std::exception &) {

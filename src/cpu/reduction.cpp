@@ -24,13 +24,13 @@
 // with its grouped dims split in two, which the loop nest then merges back
 // where it can.
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <variant>
 #include <vector>
 
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "core/reduction_support.hpp"
 #include "core/thread_pool.hpp"
@@ -325,10 +325,7 @@ struct Execution {
       return false;
     } else {
       // FREEDNN_CPU_REDUCE_ROWS=0 turns the path off (to measure against it).
-      static const bool enabled = [] {
-        const char *v = std::getenv("FREEDNN_CPU_REDUCE_ROWS");
-        return v == nullptr || v[0] != '0';
-      }();
+      static const bool enabled = env_on("FREEDNN_CPU_REDUCE_ROWS");
       return enabled && L.inner_reduced && !L.with_index && parts == 1 && L.pieces == 1 &&
              L.red_nest.element_count() == 1 && x_is_c && L.nest.strides[kX][L.nest.rank - 1] == 1;
     }
@@ -373,10 +370,8 @@ struct Execution {
     if constexpr (!red::has_contiguous_fold<M, C>()) {
       return false;
     } else {
-      static const bool enabled = [] {  // FREEDNN_CPU_REDUCE_RUNS=0: off (to measure against it)
-        const char *v = std::getenv("FREEDNN_CPU_REDUCE_RUNS");
-        return v == nullptr || v[0] != '0';
-      }();
+      // FREEDNN_CPU_REDUCE_RUNS=0 turns the path off (to measure against it).
+      static const bool enabled = env_on("FREEDNN_CPU_REDUCE_RUNS");
       const LoopNest &n = L.nest;
       const int d0 = n.rank - 1;
       if (!enabled || !L.inner_reduced || L.with_index || parts != 1 || L.pieces != 1 || !x_is_c ||

@@ -10,13 +10,12 @@
 // where some hardware prefetchers restart at every run and every 4 KB page.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+#include "core/env_words.hpp"
 #include "cpu/reduction_minmax.hpp"
 #include "cpu/reduction_support.hpp"
 
@@ -33,7 +32,8 @@ namespace fdnn::cpu::red {
 // 7.7-8.6). FREEDNN_CPU_REDUCE_PREFETCH=<bytes> overrides (0 = none).
 inline int64_t fold_prefetch_bytes() {
   static const int64_t bytes = [] {
-    if (const char *v = std::getenv("FREEDNN_CPU_REDUCE_PREFETCH")) return std::max<int64_t>(0, std::atoll(v));
+    const long forced = env_long("FREEDNN_CPU_REDUCE_PREFETCH", -1);
+    if (forced >= 0) return int64_t{forced};
 #if defined(__x86_64__)
     if (__builtin_cpu_is("amd")) return int64_t{0};
 #endif

@@ -7,7 +7,7 @@
 // beta = 0, else into a buffer that the pointwise store kernels blend into
 // y (beta, conversion to the output type). Rows whose elements are strided
 // but whose neighbours are neighbours in memory (CHANNEL mode on NCHW) go a
-// vector of rows at a time through the lanes kernels (run, lanes_apply).
+// vector of rows at a time through the lanes kernels (run, lanes_layout).
 #include <immintrin.h>
 
 #include <memory>
@@ -64,6 +64,7 @@ class Plan final : public ExecutionPlan {
       run_off_.push_back(offsets(outer_dims, s));
       es_.push_back(type_info(G_.dtype[o]).bits / 8);
     }
+    lanes_layout_ = lanes_layout();
   }
 
   void execute(const ExecContext &ctx, const graph::Graph &g, const VariantPack &pack) const override {
@@ -151,7 +152,7 @@ class Plan final : public ExecutionPlan {
     // cores: ACCURATE forward 18.7-19.9 -> 1.8-2.2 ms, backward 18.0-18.9 ->
     // 1.9 ms; oneDNN's reference kernel 90-107 ms).
     if constexpr (std::is_same_v<C, float>) {
-      if (lanes_apply(beta)) {
+      if (lanes_layout_ && beta == C(0)) {  // no blend with y
         const int64_t L = softmax::lanes(), I = G_.kept_dims.back(), per_line = (I + L - 1) / L;
         auto items = [&](int64_t lo, int64_t hi) {
           std::vector<C> buf(static_cast<size_t>(3 * n));
@@ -189,23 +190,19 @@ class Plan final : public ExecutionPlan {
     ctx.pool->parallel_for(G_.rows, body, std::min<int64_t>(G_.rows, ctx.pool->size() * 4));
   }
 
-  // Whether the lanes kernels take this call (see run): FLOAT operands, no
-  // blend with y, one strided run per row (stride >= a vector, so that the
+  // Whether the lanes kernels can take this graph's rows (see run): FLOAT
+  // operands, one strided run per row (stride >= a vector, so that the
   // lanes of one load are different rows), the innermost kept dim of
-  // stride 1 in every operand.
-  bool lanes_apply(double beta) const {
-    if (beta != 0.0 || run_off_[0].size() != 1 || G_.kept_dims.empty() || G_.kept_dims.back() < softmax::lanes())
+  // stride 1 in every operand and at least a vector long.
+  // FREEDNN_CPU_SOFTMAX_LANES=0 turns them off (to measure against them).
+  bool lanes_layout() const {
+    if (!env_on("FREEDNN_CPU_SOFTMAX_LANES") || run_off_[0].size() != 1 || G_.kept_dims.empty() ||
+        G_.kept_dims.back() < softmax::lanes())
       return false;
-    if (!enabled_lanes()) return false;
     for (int o = 0; o < G_.operands; ++o)
       if (G_.dtype[o] != CUDNN_DATA_FLOAT || G_.kept_strides[o].back() != 1 || run_stride_[o] < softmax::lanes())
         return false;
     return true;
-  }
-  // FREEDNN_CPU_SOFTMAX_LANES=0 turns the lanes kernels off (to measure against them).
-  static bool enabled_lanes() {
-    static const bool on = env_on("FREEDNN_CPU_SOFTMAX_LANES");
-    return on;
   }
 
   SoftmaxGeometry G_;
@@ -214,6 +211,7 @@ class Plan final : public ExecutionPlan {
   std::vector<int64_t> run_stride_;
   std::vector<std::vector<int64_t>> run_off_;  // [operand][run]
   std::vector<int64_t> es_;
+  bool lanes_layout_ = false;  // lanes_layout(), worked out with the plan
 };
 
 class CpuSoftmaxEngine final : public Engine {
