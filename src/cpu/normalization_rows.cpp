@@ -13,10 +13,12 @@
 //
 // p is the position inside the row in x's memory order; scale and bias are
 // gathered into that order once per execution, so the inner loops are
-// contiguous and vectorise. FLOAT rows are read in place (16-bit rows are
-// converted into a per-thread buffer); a FLOAT y with beta == 0 is written
-// straight from the apply loop, with streaming stores on large tensors, and
-// a FLOAT dx likewise. Row statistics: the mean, then the squared deviations
+// contiguous and vectorise. FLOAT rows are read in place; a FLOAT y with
+// beta == 0 is written straight from the apply loop, with streaming stores
+// on large tensors, and a FLOAT dx likewise. 16-bit rows of a forward with
+// beta == 0 are read in place too, converting in registers (statistics in
+// one sweep from a shift near the mean, then the apply sweep); other 16-bit
+// rows are converted into a per-thread buffer. Row statistics: the mean, then the squared deviations
 // from it with the rounding correction (corrected two-pass, one sweep each,
 // the row in L1), in float lanes folded in double. Backward reads each row
 // of x and dy once for the sums and once (from L1) for dx.
@@ -35,11 +37,13 @@
 
 #include "core/dtype.hpp"
 #include "core/engine.hpp"
+#include "core/env_words.hpp"
 #include "core/error.hpp"
 #include "core/normalization_operands.hpp"
 #include "core/normalization_support.hpp"
 #include "core/thread_pool.hpp"
 #include "cpu/dtype_io.hpp"
+#include "cpu/normalization_kernels.hpp"
 #include "cpu/normalization_row_io.hpp"
 #include "cpu/cpu_features.hpp"
 
@@ -49,6 +53,8 @@
 
 namespace fdnn::cpu {
 namespace {
+
+#define FDNN_ROWS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 
 using normop::kInv;
 using normop::kMean;
@@ -190,6 +196,90 @@ void apply_row_f32(const float *x, float *y, int64_t n, float m, float is, const
   for (; i < n; ++i) y[i] = (x[i] - m) * is * s[i] + b[i];
 }
 
+// f32 dx row, beta == 0: dx = ia (s g) + c0 + (x - m) c1 (alpha folded into
+// ia, c0, c1), streamed past the caches when `stream` (dx is not read: no
+// read for ownership; 8192 x 1024 backward, 2 threads, alternating processes:
+// 4.2-4.5 -> 3.0-3.6 ms; FREEDNN_CPU_NORM_ROWS_TUNE=nostreamdx = before).
+void dx_row_f32(const float *x, const float *g, const float *s, float *dx, int64_t n, float m, float ia, float c0,
+                float c1, bool stream) {
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if (stream && reinterpret_cast<uintptr_t>(dx) % sizeof(float) == 0) {
+    const int64_t head = std::min<int64_t>(n, ((32 - (reinterpret_cast<uintptr_t>(dx) & 31)) & 31) / sizeof(float));
+    for (; i < head; ++i) dx[i] = ia * (s[i] * g[i]) + c0 + (x[i] - m) * c1;
+    const __m256 vm = _mm256_set1_ps(m), va = _mm256_set1_ps(ia), v0 = _mm256_set1_ps(c0), v1 = _mm256_set1_ps(c1);
+    for (; i + 8 <= n; i += 8) {
+      const __m256 h = _mm256_mul_ps(_mm256_loadu_ps(s + i), _mm256_loadu_ps(g + i));
+      const __m256 t = _mm256_fmadd_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), v1, v0);
+      _mm256_stream_ps(dx + i, _mm256_fmadd_ps(va, h, t));
+    }
+  }
+#else
+  (void)stream;
+#endif
+  for (; i < n; ++i) dx[i] = ia * (s[i] * g[i]) + c0 + (x[i] - m) * c1;
+}
+
+// 16-bit rows (HALF, BFLOAT16) with beta == 0 (cpu.normalization.rows'
+// forward): the row is read twice from its own storage, converting in
+// registers, once for its statistics (normrow::row_deviations_16bit, from a
+// shift near the mean: head_mean) and once here; no float copy of the row
+// and no separate conversion pass for y (FREEDNN_CPU_NORM_ROWS_TUNE=old16:
+// the float copy, row_sum, row_deviations, the apply loop and store_row's
+// conversion, five sweeps; 8192 x 1024 bfloat16 training, one thread:
+// 3.6-4.0 -> 2.4 ms).
+
+// The mean of a row's first (up to) 32 elements: the shift of the one-sweep
+// statistics. Any shift gives the exact formula; one near the mean keeps the
+// float sums' cancellation small (its error grows with (shift - mean)^2 /
+// variance, which a sample of the row keeps small).
+template <cudnnDataType_t DT>
+float head_mean(const uint16_t *x, int64_t n) {
+  using S = Storage<DT>;
+  const int64_t h = std::min<int64_t>(n, 32);
+  float s = 0;
+  for (int64_t i = 0; i < h; ++i) s += S::to_float(x[i]);
+  return s / static_cast<float>(h);
+}
+
+// GCC 12's AVX-512 intrinsics start from an undefined register, which
+// -Wmaybe-uninitialized reports (as in normalization_kernels.hpp).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <cudnnDataType_t DT>
+FDNN_ROWS_AVX512 int64_t apply_row_16bit_avx512(const uint16_t *x, uint16_t *y, int64_t n, float m, float is,
+                                                const float *s, const float *b) {
+  constexpr normk::Io T = DT == CUDNN_DATA_HALF ? normk::Io::f16 : normk::Io::bf16;
+  const __m512 vm = _mm512_set1_ps(m), vi = _mm512_set1_ps(is);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 t = _mm512_mul_ps(_mm512_sub_ps(normk::load16<T>(x + i), vm), vi);
+    normk::store16<T>(y + i, _mm512_fmadd_ps(t, _mm512_loadu_ps(s + i), _mm512_loadu_ps(b + i)));
+  }
+  return i;
+}
+#pragma GCC diagnostic pop
+
+// y = (x - m) * is * s[i] + b[i] (alpha folded into s and b).
+template <cudnnDataType_t DT>
+void apply_row_16bit(const uint16_t *x, uint16_t *y, int64_t n, float m, float is, const float *s, const float *b) {
+  using S = Storage<DT>;
+  int64_t i = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  if (avx512_usable()) i = apply_row_16bit_avx512<DT>(x, y, n, m, is, s, b);
+  const __m256 vm = _mm256_set1_ps(m), vi = _mm256_set1_ps(is);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 xv = DT == CUDNN_DATA_HALF ? simd::load_half8(x + i) : simd::load_bf16x8(x + i);
+    const __m256 t = _mm256_mul_ps(_mm256_sub_ps(xv, vm), vi);
+    const __m256 v = _mm256_fmadd_ps(t, _mm256_loadu_ps(s + i), _mm256_loadu_ps(b + i));
+    if constexpr (DT == CUDNN_DATA_HALF) simd::store_half8(y + i, v);
+    else simd::store_bf16x8(y + i, v);
+  }
+#endif
+  for (; i < n; ++i) y[i] = S::from_float((S::to_float(x[i]) - m) * is * s[i] + b[i]);
+}
+
 void stream_fence() {
 #if defined(__AVX2__)
   _mm_sfence();
@@ -243,19 +333,10 @@ class Plan final : public ExecutionPlan {
     const double eps = op.epsilon, f = op.exp_avg_factor;
     const bool training = !op.backward && op.phase == CUDNN_NORM_FWD_TRAINING;
     // Statistics of set k from its row (xr), or from the given tensors.
-    const auto row_stats = [&](int64_t k, const C *xr, bool compute, double &mu, double &istd) {
-      if (!compute) {
-        mu = rms || !stat[kMean] ? 0.0 : load_lane(st, stat[kMean], stat_at(kMean, k));
-        istd = stat[kInv] ? load_lane(st, stat[kInv], stat_at(kInv, k))
-                          : 1.0 / std::sqrt(load_lane(st, stat[kVar], stat_at(kVar, k)) + eps);
-        return;
-      }
-      const double s = rms ? 0.0 : normrow::row_sum(xr, D) / static_cast<double>(D);
-      const C m = static_cast<C>(s);
-      // Corrected two-pass: squares and sum of the deviations from the
-      // rounded mean (the row is in L1).
-      double q, c;
-      normrow::row_deviations(xr, D, m, q, c);
+    // Statistics of set k from its row's deviations from m (q = sum of
+    // (x - m)^2, c = sum of x - m): exact for any m, accurate for an m near
+    // the mean; training writes the saved and running statistics.
+    const auto finish_row = [&](int64_t k, C m, double q, double c, double &mu, double &istd) {
       if (rms) c = 0;
       // RMS: the mean square itself (no centring correction).
       const double var = (rms ? q : q - c * c / static_cast<double>(D)) / static_cast<double>(D);
@@ -270,6 +351,22 @@ class Plan final : public ExecutionPlan {
       if (stat[kRvIn])
         store_lane(st, stat[kRvOut], stat_at(kRvOut, k),
                    (1 - f) * load_lane(st, stat[kRvIn], stat_at(kRvIn, k)) + f * var * unbias_factor(D));
+    };
+    // The given statistics of set k.
+    const auto given_row = [&](int64_t k, double &mu, double &istd) {
+      mu = rms || !stat[kMean] ? 0.0 : load_lane(st, stat[kMean], stat_at(kMean, k));
+      istd = stat[kInv] ? load_lane(st, stat[kInv], stat_at(kInv, k))
+                        : 1.0 / std::sqrt(load_lane(st, stat[kVar], stat_at(kVar, k)) + eps);
+    };
+    // Statistics of set k from its row (xr), or from the given tensors.
+    const auto row_stats = [&](int64_t k, const C *xr, bool compute, double &mu, double &istd) {
+      if (!compute) return given_row(k, mu, istd);
+      // Corrected two-pass: squares and sum of the deviations from the
+      // rounded mean (the row is in L1).
+      const C m = rms ? C(0) : static_cast<C>(normrow::row_sum(xr, D) / static_cast<double>(D));
+      double q, c;
+      normrow::row_deviations(xr, D, m, q, c);
+      finish_row(k, m, q, c, mu, istd);
     };
     // Rows: per thread a chunk of tiles; per thread three row buffers.
     const auto for_tiles = [&](auto &&body) {
@@ -290,15 +387,33 @@ class Plan final : public ExecutionPlan {
       const bool compute = training;
       // FLOAT rows with beta == 0: straight into y, alpha folded into scale and bias.
       constexpr bool kF32 = DT == CUDNN_DATA_FLOAT;
-      const bool direct = kF32 && beta == C(0);
+      constexpr bool k16 = DT == CUDNN_DATA_HALF || DT == CUDNN_DATA_BFLOAT16;
+      static const bool old16 = env_has_word("FREEDNN_CPU_NORM_ROWS_TUNE", "old16");
+      const bool direct = (kF32 || (k16 && !old16)) && beta == C(0);
       if (direct)
         for (int64_t i = 0; i < D; ++i) sc[i] *= alpha, bi[i] *= alpha;
-      const bool stream = direct && out_bytes >= kStreamBytes && streaming_stores_allowed();
+      const bool stream = kF32 && direct && out_bytes >= kStreamBytes && streaming_stores_allowed();
       for_tiles([&](int64_t t, C *xb, C *yr, C *) {
         for (int64_t k = t * kTileRows; k < std::min(R, (t + 1) * kTileRows); ++k) {
           const int64_t off = set_offset(G_, G_.kept_x, k);
-          const C *xr = row_view<DT>(x, off, D, xb);
           double mu, istd;
+          if constexpr (k16) {
+            if (direct) {  // the 16-bit row read in place, twice, converted in registers
+              const uint16_t *xr16 = static_cast<const uint16_t *>(x) + off;
+              if (compute) {
+                const C m = rms ? C(0) : head_mean<DT>(xr16, D);
+                double q, c;
+                normrow::row_deviations_16bit<DT>(xr16, D, m, q, c);
+                finish_row(k, m, q, c, mu, istd);
+              } else {
+                given_row(k, mu, istd);
+              }
+              apply_row_16bit<DT>(xr16, static_cast<uint16_t *>(y) + off, D, static_cast<C>(mu),
+                                  static_cast<C>(istd), sc.data(), bi.data());
+              continue;
+            }
+          }
+          const C *xr = row_view<DT>(x, off, D, xb);
           row_stats(k, xr, compute, mu, istd);
           const C m = static_cast<C>(mu), is = static_cast<C>(istd);
           const C *s = sc.data(), *bb = bi.data();
@@ -325,6 +440,9 @@ class Plan final : public ExecutionPlan {
     const C alpha = static_cast<C>(op.blend.alpha), beta = static_cast<C>(op.blend.beta);
     const bool compute = op.inv_variance == graph::kNoTensor;
     const C invD = static_cast<C>(1.0 / static_cast<double>(D));
+    static const bool no_stream_dx = env_has_word("FREEDNN_CPU_NORM_ROWS_TUNE", "nostreamdx");
+    const bool stream_dx =
+        DT == CUDNN_DATA_FLOAT && beta == C(0) && out_bytes >= kStreamBytes && streaming_stores_allowed() && !no_stream_dx;
     const auto tile = [&](int64_t t, C *xb, C *gb, C *hr, C *acc, auto params_c) {
       constexpr bool kParams = decltype(params_c)::value;
       if constexpr (kParams) std::fill(acc, acc + 2 * D, C(0));
@@ -389,15 +507,15 @@ class Plan final : public ExecutionPlan {
         const C c0 = -is * mh, c1 = -is * is * mhx;
         if constexpr (DT == CUDNN_DATA_FLOAT) {
           if (beta == C(0)) {
-            float *o = static_cast<float *>(dx) + off;
-            const C ia = is * alpha, c0a = c0 * alpha, c1a = c1 * alpha;
-            for (int64_t j = 0; j < D; ++j) o[j] = ia * (s[j] * gr[j]) + c0a + (xr[j] - m) * c1a;
+            dx_row_f32(xr, gr, s, static_cast<float *>(dx) + off, D, m, is * alpha, c0 * alpha, c1 * alpha,
+                       stream_dx);
             continue;
           }
         }
         for (int64_t j = 0; j < D; ++j) hr[j] = is * (s[j] * gr[j]) + c0 + (xr[j] - m) * c1;
         store_row<DT>(dx, off, D, hr, alpha, beta);
       }
+      if (stream_dx) stream_fence();
       if constexpr (kParams) {
         double *pg = part.data() + t * 2 * D;  // sum dy*xhat, then sum dy
         for (int64_t j = 0; j < 2 * D; ++j) pg[j] = static_cast<double>(acc[j]);
@@ -420,19 +538,27 @@ class Plan final : public ExecutionPlan {
         work(0, tiles);
     }
     if (!params) return;
+    // Each column's tile partials are added in tile order (the same sums on
+    // any thread count); a thread takes a range of columns and walks the
+    // partials tile by tile, row by row of `part`, not column by column
+    // (8 KB apart at D = 1024: one cache miss per addition).
     const double pa = op.param_blend.alpha, pb = op.param_blend.beta;
     const auto combine = [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        double a = 0, b = 0;
-        for (int64_t t = 0; t < tiles; ++t) {
-          a += part[t * 2 * D + i];
-          b += part[t * 2 * D + D + i];
+      std::vector<double> a(static_cast<size_t>(hi - lo), 0.0), b(static_cast<size_t>(hi - lo), 0.0);
+      for (int64_t t = 0; t < tiles; ++t) {
+        const double *pg = part.data() + t * 2 * D;
+        for (int64_t i = lo; i < hi; ++i) {
+          a[i - lo] += pg[i];
+          b[i - lo] += pg[D + i];
         }
+      }
+      for (int64_t i = lo; i < hi; ++i) {
         if (dscale)
           store_lane(st, dscale, pos_[kDscale][i],
-                     pa * a + (pb != 0 ? pb * load_lane(st, dscale, pos_[kDscale][i]) : 0.0));
+                     pa * a[i - lo] + (pb != 0 ? pb * load_lane(st, dscale, pos_[kDscale][i]) : 0.0));
         if (dbias)
-          store_lane(st, dbias, pos_[kDbias][i], pa * b + (pb != 0 ? pb * load_lane(st, dbias, pos_[kDbias][i]) : 0.0));
+          store_lane(st, dbias, pos_[kDbias][i],
+                     pa * b[i - lo] + (pb != 0 ? pb * load_lane(st, dbias, pos_[kDbias][i]) : 0.0));
       }
     };
     if (ctx.pool != nullptr && tiles * D >= 16384)

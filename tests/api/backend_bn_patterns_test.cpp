@@ -419,6 +419,27 @@ TEST(BackendBnPatterns, InstanceNormDouble) {
   }
 }
 
+// Layer norm on the fast engine's sweeps for long rows: 16-bit forward rows
+// converted and summed in one sweep and written by the converting apply
+// sweep (row lengths with a tail past the last 8 / 16 lanes), and a FLOAT
+// backward whose dx (8.5 MB) is streamed past the caches.
+TEST(BackendBnPatterns, LayerNormLongRows) {
+  Rng rng(test_seed(515));
+  BnPatternConfig c;
+  c.norm_mode = CUDNN_LAYER_NORM;
+  c.pattern = BnPattern::norm_forward;
+  c.training = true;
+  for (cudnnDataType_t t : {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16}) {
+    c.io_type = t;
+    c.dims = {6, 40, 3, 7};  // rows of 840
+    check(c, rng.next(), kRows);
+  }
+  c.pattern = BnPattern::norm_backward;
+  c.io_type = CUDNN_DATA_FLOAT;
+  c.dims = {520, 64, 8, 8};
+  check(c, rng.next(), kRows);
+}
+
 // Problems large enough for several tiles on several threads (the tests
 // above fit in one tile): the partial sums of the tiles must combine right.
 TEST(BackendBnPatterns, SeveralTiles) {
