@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/env_words.hpp"
 #include "core/numeric.hpp"
 #include "cpu/convert_simd.hpp"
 #include "cpu/cpu_features.hpp"
@@ -194,6 +195,17 @@ FDNN_AVX512 inline __m256i to_bf16x16(__m512 v) {
   r = _mm512_mask_or_epi32(r, nan, hi, _mm512_set1_epi32(0x40));
   return _mm512_cvtepi32_epi16(r);
 }
+// to_bf16x16 in one instruction on CPUs with AVX512_BF16 (callers check
+// avx512_bf16_usable()): VCVTNEPS2BF16 rounds to nearest even and quiets
+// NaNs as num::float_to_bf16 does, but flushes denormal inputs to zero; a
+// register holding one (rare) takes the integer rounding, so the bits are
+// always num::float_to_bf16's.
+#define FDNN_AVX512_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")))
+FDNN_AVX512_BF16 inline __m256i to_bf16x16_native(__m512 v) {
+  if (_mm512_fpclass_ps_mask(v, 0x20) != 0) return to_bf16x16(v);  // 0x20: the denormal class
+  return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(v));
+}
+
 template <Io T>
 FDNN_AVX512 inline void store16(Elem<T> *p, __m512 v) {
   if constexpr (T == Io::f32) _mm512_storeu_ps(p, v);
@@ -256,10 +268,32 @@ FDNN_AVX512 void affine_row_avx512(const char *src, char *dst, int64_t n, const 
   for (; i + 16 <= n; i += 16) store16<T>(d + i, _mm512_fmadd_ps(_mm512_loadu_ps(a + i), load16<T>(s + i), _mm512_loadu_ps(b + i)));
   affine_tail<T>(s, d, i, n, a, b);
 }
+
+// affine_row_avx512 for bfloat16 storage with AVX512_BF16's conversion
+// (to_bf16x16_native): NHWC batch norm's bfloat16 forward.
+FDNN_AVX512_BF16 inline void affine_row_bf16_native(const char *src, char *dst, int64_t n, const float *a, const float *b,
+                                             bool) {
+  const uint16_t *s = reinterpret_cast<const uint16_t *>(src);
+  uint16_t *d = reinterpret_cast<uint16_t *>(dst);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    prefetch_ahead(s + i);
+    const __m512 v = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), load16<Io::bf16>(s + i), _mm512_loadu_ps(b + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + i), to_bf16x16_native(v));
+  }
+  affine_tail<Io::bf16>(s, d, i, n, a, b);
+}
 #undef FDNN_AVX512
+#undef FDNN_AVX512_BF16
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+// Whether to_bf16x16_native may run.
+inline bool avx512_bf16_usable() {
+  static const bool yes = avx512_usable() && __builtin_cpu_supports("avx512bf16");
+  return yes;
+}
 
 template <Io T>
 inline WelfordFn welford_fn() {
@@ -267,6 +301,10 @@ inline WelfordFn welford_fn() {
 }
 template <Io T>
 inline AffineFn affine_fn() {
+  if constexpr (T == Io::bf16) {
+    static const bool native = avx512_bf16_usable() && !env_has_word("FREEDNN_CPU_NORM_TUNE", "nobf16");
+    if (native) return &affine_row_bf16_native;
+  }
   return avx512_usable() ? &affine_row_avx512<T> : &affine_row_avx2<T>;
 }
 
