@@ -164,6 +164,39 @@ TEST(DropoutForward, KeptFractionWithinBinomialBounds) {
   }
 }
 
+// Packed tensors of every type whose counts fall around the CUDA kernels'
+// per-thread runs (4, 8 or 16 elements) and mask words (32 elements): the
+// vector paths and the per-element tails give the predicted masks, forward
+// and backward, with x and y apart (the wide kernel's loads come first).
+TEST(DropoutForward, PackedCountsAroundVectorRuns) {
+  EngineHandle h;
+  Rng rng(test_seed(305));
+  for (cudnnDataType_t t : kTypes) {
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{20}, int64_t{33}, int64_t{8204}, int64_t{70001}}) {
+      const std::vector<int64_t> dims = {1, 1, 1, n};
+      HostTensor x = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
+      fill_random(x, rng, -4, 4);
+      const uint64_t seed = 1000 + static_cast<uint64_t>(n);
+      Dropout dr(h.h, 0.4f, seed);
+      std::vector<uint8_t> reserve;
+      const HostTensor y = forward(h.h, dr, x, x, reserve);
+      const std::vector<bool> keep = dropout_keep_mask(seed, 0, n, 0.4f);
+      EXPECT_EQ(unpack_mask_bits(reserve, n), keep) << type_name(t) << " n " << n;
+      EXPECT_TRUE(matches(y, dropout_expect(x, keep, 0.4f, t))) << type_name(t) << " n " << n;
+      HostTensor dy = x, dx = x;
+      fill_random(dy, rng, -4, 4);
+      poison(dx);
+      TensorDesc dd(dy);
+      Buffer dyb = upload(dy), dxb = upload(dx), rb(reserve.size());
+      rb.upload(reserve.data(), reserve.size());
+      ASSERT_EQ(cudnnDropoutBackward(h.h, dr.d, dd, dyb.get(), dd, dxb.get(), rb.get(), rb.size()),
+                CUDNN_STATUS_SUCCESS);
+      download(dxb, dx);
+      EXPECT_TRUE(matches(dx, dropout_expect(dy, keep, 0.4f, t))) << "backward " << type_name(t) << " n " << n;
+    }
+  }
+}
+
 TEST(DropoutForward, SameSeedSameMasksAndRestoreResumes) {
   EngineHandle h;
   Rng rng(test_seed(303));
