@@ -36,6 +36,11 @@ struct LrnArgs {
   int chunk = 32;
   // Divisive backward: scratch of `count` compute-type values.
   void *scratch = nullptr;
+  // NHWC register kernels: position p of operand k starts at p *
+  // row_stride[k] (set by their launch where every operand's positions are
+  // evenly spaced, as in packed NHWC), else position_offsets decomposes p.
+  bool linear_rows = false;
+  int64_t row_stride[kOperands] = {};
 };
 
 // FREEDNN_LRN_TUNE, comma-separated words, for measurements (the defaults
@@ -45,9 +50,13 @@ struct LrnArgs {
 // one), "old16" / "old32" (16-bit / float data: the paths before the plane
 // kernels of lrn_planes.cu and, for 16-bit data, before the persistent NHWC
 // grid), "v8" (plane kernels: 8-byte accesses instead of 16), "c16" / "c32"
-// / "c64" (plane kernels: channels per thread).
+// / "c64" (plane kernels: channels per thread), "noftz" (the float powers'
+// special functions with subnormal handling, lrn_device.cuh), "divrows"
+// (NHWC register kernels: every row's offsets by divisions, not
+// LrnArgs::row_stride).
 struct LrnTune {
-  bool old = false, r2 = false, nopf = false, old16 = false, old32 = false, v8 = false;
+  bool old = false, r2 = false, nopf = false, old16 = false, old32 = false, v8 = false, noftz = false,
+       divrows = false;
   int chunk = 0;  // 0: chosen from the size
   bool old_paths(size_t type_size) const { return type_size == 2 ? old16 : type_size == 4 && old32; }
 };

@@ -27,12 +27,29 @@ __device__ inline C neg_pow(C s, C beta, int kind) {
 // Float: the approximate square root and reciprocal square root (one
 // special-function instruction each, a few ulp), far inside the errors the
 // tests and NVIDIA's results allow; S = inf gives 0 as the IEEE forms do.
+// The .ftz forms: without it the compiler wraps each special function in a
+// test, a scaling and a select for subnormal inputs (about five more
+// instructions per call, the largest share of the NHWC and plane kernels'
+// float arithmetic). S = k + a sum x^2 with k >= CUDNN_LRN_MIN_K (1e-5) is
+// never subnormal, nor are its powers, so the results are the same bits.
+// The `_sub` forms keep the subnormal handling: kinds below 0 (the
+// measurement switch FREEDNN_LRN_TUNE=noftz, launch_lrn) take them.
 __device__ inline float sqrt_approx(float v) {
+  float r;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ inline float rsqrt_approx(float v) {
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ inline float sqrt_approx_sub(float v) {
   float r;
   asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
   return r;
 }
-__device__ inline float rsqrt_approx(float v) {
+__device__ inline float rsqrt_approx_sub(float v) {
   float r;
   asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
   return r;
@@ -44,7 +61,12 @@ __device__ inline float neg_pow<float>(float s, float beta, int kind) {
     return r * sqrt_approx(r);
   }
   if (kind == 2) return rsqrt_approx(s);
-  if (kind == 3) return 1.0f / s;
+  if (kind == -1) {
+    const float r = rsqrt_approx_sub(s);
+    return r * sqrt_approx_sub(r);
+  }
+  if (kind == -2) return rsqrt_approx_sub(s);
+  if (kind == 3 || kind == -3) return 1.0f / s;
   return exp2f(-beta * log2f(s));
 }
 
@@ -60,7 +82,11 @@ __device__ inline void neg_pow_pair<float>(float s, float beta, int kind, float 
     const float r = rsqrt_approx(s);
     p = kind == 1 ? r * sqrt_approx(r) : r;
     p_over_s = p * (r * r);
-  } else if (kind == 3) {
+  } else if (kind == -1 || kind == -2) {
+    const float r = rsqrt_approx_sub(s);
+    p = kind == -1 ? r * sqrt_approx_sub(r) : r;
+    p_over_s = p * (r * r);
+  } else if (kind == 3 || kind == -3) {
     p = 1.0f / s;
     p_over_s = p * p;
   } else {
@@ -69,6 +95,8 @@ __device__ inline void neg_pow_pair<float>(float s, float beta, int kind, float 
   }
 }
 
+// The power's form: 1 (beta 0.75), 2 (0.5), 3 (1), 0 (any); the float
+// helpers take -1 .. -3 as the same with subnormal handling (see above).
 __host__ __device__ inline int pow_kind(double beta) {
   return beta == 0.75 ? 1 : beta == 0.5 ? 2 : beta == 1.0 ? 3 : 0;
 }
@@ -88,7 +116,16 @@ __device__ inline void neg_pow_all(float (&s)[M], float beta, int kind) {
   } else if (kind == 2) {
 #pragma unroll
     for (int m = 0; m < M; ++m) s[m] = rsqrt_approx(s[m]);
-  } else if (kind == 3) {
+  } else if (kind == -1) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float r = rsqrt_approx_sub(s[m]);
+      s[m] = r * sqrt_approx_sub(r);
+    }
+  } else if (kind == -2) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) s[m] = rsqrt_approx_sub(s[m]);
+  } else if (kind == 3 || kind == -3) {
 #pragma unroll
     for (int m = 0; m < M; ++m) s[m] = 1.0f / s[m];
   } else {
@@ -115,7 +152,21 @@ __device__ inline void neg_pow_pair_all(float (&s)[M], float (&p)[M], float beta
       p[m] = r;
       s[m] = r * (r * r);
     }
-  } else if (kind == 3) {
+  } else if (kind == -1) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float r = rsqrt_approx_sub(s[m]);
+      p[m] = r * sqrt_approx_sub(r);
+      s[m] = p[m] * (r * r);
+    }
+  } else if (kind == -2) {
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float r = rsqrt_approx_sub(s[m]);
+      p[m] = r;
+      s[m] = r * (r * r);
+    }
+  } else if (kind == 3 || kind == -3) {
 #pragma unroll
     for (int m = 0; m < M; ++m) {
       p[m] = 1.0f / s[m];

@@ -63,7 +63,7 @@ __device__ inline void store_blended(T *p, float (&v)[V], float alpha, float bet
     to_floats<T, V>(*q, prior);
 #pragma unroll
     for (int e = 0; e < V; ++e) v[e] = alpha * v[e] + beta * prior[e];
-  } else {
+  } else if (alpha != 1.0f) {  // (a branch: predicated multiplies still take issue slots)
 #pragma unroll
     for (int e = 0; e < V; ++e) v[e] *= alpha;
   }

@@ -371,14 +371,17 @@ TEST(LrnCrossChannelBackward, ChannelsLastVectorRows) {
 // Channels contiguous and 16-byte aligned rows of at most 128 vectors with
 // n = 3 or 5: the CUDA engine's register row kernels (8, 16 or 32 lanes per
 // row, 1, 2 or 4 vectors per lane, rows past the last position in a warp's
-// step). Positions packed, or one 8-element vector apart.
+// step). Positions packed, or one 8-element vector apart; the innermost
+// dim's lines packed, or a vector apart (positions no longer evenly spaced:
+// the kernels' per-row offsets by divisions instead of a multiply).
 std::vector<int64_t> vector_gap_channels_last(Rng &rng, const std::vector<int64_t> &dims) {
   std::vector<int64_t> s(dims.size());
   s[1] = 1;
   int64_t next = dims[1] + (rng.coin(0.5) ? 8 : 0);
+  const int64_t line_gap = rng.coin(0.5) ? 8 : 0;
   for (size_t d = dims.size() - 1; d >= 2; --d) {
     s[d] = next;
-    next = s[d] * dims[d];
+    next = s[d] * dims[d] + (d == dims.size() - 1 ? line_gap : 0);
   }
   s[0] = next;
   return s;
