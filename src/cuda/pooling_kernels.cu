@@ -27,7 +27,12 @@
 //    pooling_max_backward_codes). H100, 3x3/2 pad 1 on 256x64x112x112:
 //    f16 NHWC 0.60 ms (0.74 ms before), f32 NCHW 0.95 ms (1.54 ms before);
 //    2.6x and 1.7x cuDNN 9.19. The kernels below stay for the rest and
-//    under FREEDNN_POOL_TUNE=nocodes.
+//    under FREEDNN_POOL_TUNE=nocodes. Rows of stride 1 (NCHW-like) of
+//    float / 16-bit data take both passes as row strips with 16-byte row
+//    vectors (pooling_max_codes_rows, pooling_max_backward_codes_rows; the
+//    second where pairs start at even dx columns): f32 NCHW 0.885 -> 0.699
+//    ms, 0.72 -> 0.91 of copy, 2.28x cuDNN (FREEDNN_POOL_TUNE=oldcodes:
+//    the thread-per-column passes).
 //  - Max backward, 2-d, square 2x2 / 3x3 windows of stride 2 (paddings 0
 //    or 1), channels innermost with 16-byte vectors: a row-strip gather
 //    (pooling_max_backward_nhwc_rows): no shared memory, no barriers, each
@@ -1365,6 +1370,207 @@ __global__ void __launch_bounds__(256) pooling_max_backward_codes(Geo g, const u
   }
 }
 
+// The two passes for rows of stride 1 (NCHW-like), as the forward row-strip
+// kernel walks them (pooling_forward_rows): a warp takes 32 x E neighbouring
+// columns (E = 16 / sizeof(S): one 16-byte access per lane and row) of one
+// (n, c) plane and a strip of rows. The thread-per-column kernels above ran
+// issue-bound on these layouts (H100, 3x3/2 pad 1 f32 NCHW 256x64x112x112,
+// ncu at its locked 1.57 GHz: codes 528 us, gather 532 us, the SMs 86 /
+// 91 % busy and DRAM 49 / 59 %; by the issue rate about 130 instructions
+// per output in each pass, mostly per-thread index arithmetic, scalar
+// strided accesses and bounds tests). These: 349 / 369 us, DRAM 75 / 85 %.
+// FREEDNN_POOL_TUNE=oldcodes keeps the old ones.
+//
+// Pass 1: each lane's row vector and the element left (right, for PW = 0)
+// of it by a shuffle give the first maxima of its E / 2 outputs' windows
+// per row (a direct load at the warp's edge), folded down RO output rows by
+// StridedRowFold as in pooling_max_codes: the same codes. Positions
+// outside x hold the lowest value, which a window's first maximum never
+// takes (take() moves on strictly greater values or a NaN). PROP: the NaN
+// rule as a constant (a run-time one evaluated both forms of each compare).
+template <int K, int PW, int RO, bool PROP, class S, class C>
+__global__ void __launch_bounds__(256) pooling_max_codes_rows(Geo g, const S *__restrict__ x,
+                                                              uint8_t *__restrict__ codes, uint32_t warps_total,
+                                                              bool vec_codes) {
+  constexpr int E = 16 / sizeof(S), EO = E / 2, NR = 2 * RO + K - 2;
+  const uint32_t wid = blockIdx.x * 8 + threadIdx.x / 32;
+  if (wid >= warps_total) return;  // whole warps leave: the shuffles below see full warps
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  uint32_t r;
+  uint32_t t = g.d_e2.divmod(wid, r);
+  const int q = static_cast<int>(r) * 32 + lane;
+  t = g.d_e1.divmod(t, r);
+  const int oh0 = static_cast<int>(r) * RO;
+  t = g.d_cv.divmod(t, r);
+  const int c = static_cast<int>(r), n = static_cast<int>(t);
+  const int H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
+  const int ih0 = oh0 * 2 - g.pad[1];
+  const S *xp = x + n * g.xs[0] + c * g.xs[1];
+  const bool col_ok = q * E < W;
+  using P = Pack<S, E>;
+  P raw[NR];
+#pragma unroll
+  for (int i = 0; i < NR; ++i) {
+    const int h = ih0 + i;
+    if (col_ok && static_cast<unsigned>(h) < static_cast<unsigned>(H))
+      raw[i] = *reinterpret_cast<const P *>(xp + h * g.xs[3] + q * E);
+  }
+  const C low = lowest<C>();
+  const int w_left = q * E - 1, w_right = q * E + E, ow0 = q * EO;
+  uint8_t *cp = codes + (n * g.c + c) * OH * OW + ow0;
+  StridedRowFold<K, RO, C, EO> fold(PROP);
+  // A lane writes its outputs whether or not its own vector lies in x: with
+  // column padding 1 and K = 2 the last output's window is the column left
+  // of it (W - 1, the left neighbour's), and its lane loads nothing.
+  auto emit = [&](int o, const int *fa) {
+    const int oh = oh0 + o;
+    if (oh >= OH) return;
+    if (vec_codes && ow0 + EO <= OW) {  // vec_codes: OW % EO == 0, an aligned word
+      CodeWords<EO> cw;
+      cw.clear();
+#pragma unroll
+      for (int u = 0; u < EO; ++u) cw.put(u, fa[u]);
+      cw.store(cp + oh * OW);
+    } else {
+#pragma unroll
+      for (int u = 0; u < EO; ++u)
+        if (ow0 + u < OW) cp[oh * OW + u] = static_cast<uint8_t>(fa[u]);
+    }
+  };
+#pragma unroll
+  for (int i = 0; i < NR; ++i) {
+    const int h = ih0 + i;
+    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
+    C v[E + 2];  // v[0]: the element left of the vector, v[E + 1]: right of it
+#pragma unroll
+    for (int l = 0; l < E; ++l) v[1 + l] = col_ok && row_ok ? Storage<S>::template load<C>(raw[i].v[l]) : low;
+    v[0] = v[E + 1] = low;
+    if constexpr (PW == 1) {
+      C left = __shfl_up_sync(0xffffffffu, v[E], 1);
+      if (lane == 0)
+        left = row_ok && w_left >= 0 && w_left < W ? Storage<S>::template load<C>(xp[h * g.xs[3] + w_left]) : low;
+      v[0] = left;
+    }
+    if constexpr (PW == 0 && K == 3) {
+      C right = __shfl_down_sync(0xffffffffu, v[1], 1);
+      if (lane == 31) right = row_ok && w_right < W ? Storage<S>::template load<C>(xp[h * g.xs[3] + w_right]) : low;
+      v[E + 1] = right;
+    }
+    C rm[EO];
+    int rk[EO];
+#pragma unroll
+    for (int u = 0; u < EO; ++u) {
+      rm[u] = low;
+      rk[u] = -1;
+#pragma unroll
+      for (int kw = 0; kw < K; ++kw) {
+        const C e = v[1 + 2 * u - PW + kw];
+        if (fold.take(rm[u], e)) {
+          rm[u] = e;
+          rk[u] = kw;
+        }
+      }
+    }
+    fold.row(i, rm, rk, emit);
+  }
+}
+
+// Pass 2 where pair p covers dx columns 2p and 2p + 1 (K = 3 with padding
+// 1, K = 2 with padding 0): a lane's E dx columns are its EO pairs, one
+// 16-byte store per dx row. Per output row of its strip it loads its EO
+// outputs' dy and codes as one access each and takes output EO (the right
+// neighbour's first) by a shuffle (a direct load at the warp's edge); each
+// output row is loaded once for the two pair rows it touches. The sums run
+// in the order of pooling_max_backward_codes (output row, then column): the
+// same bits.
+template <int K, int RO, class S, class C>
+__global__ void __launch_bounds__(256) pooling_max_backward_codes_rows(Geo g, const uint8_t *__restrict__ codes,
+                                                                       const S *__restrict__ dy, S *__restrict__ dx,
+                                                                       C alpha, C beta, uint32_t warps_total,
+                                                                       int q_lo) {
+  constexpr int E = 16 / sizeof(S), EO = E / 2, A = K == 3 ? 2 : 1, NO = RO + A - 1;
+  const uint32_t wid = blockIdx.x * 8 + threadIdx.x / 32;
+  if (wid >= warps_total) return;  // whole warps leave: the shuffles below see full warps
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  uint32_t r;
+  uint32_t t = g.d_e2.divmod(wid, r);
+  const int q = static_cast<int>(r) * 32 + lane;
+  t = g.d_e1.divmod(t, r);
+  const int qq0 = q_lo + static_cast<int>(r) * RO;  // the strip's first pair row
+  t = g.d_cv.divmod(t, r);
+  const int c = static_cast<int>(r), n = static_cast<int>(t);
+  const int H = g.in[1], W = g.in[2], OH = g.out[1], OW = g.out[2];
+  const bool col_ok = q * E < W;
+  const int ow0 = q * EO;
+  const uint8_t *cp = codes + (n * g.c + c) * OH * OW;
+  const S *dyp = dy + n * g.os[0] + c * g.os[1];
+  // Output rows qq0 .. qq0 + NO - 1: dy and codes of outputs ow0 .. ow0 + EO
+  // (kNoCode where the output does not exist).
+  using PY = Pack<S, EO>;
+  PY gyv[NO];
+  CodeWords<EO> cwv[NO];
+  bool row_ok[NO];
+#pragma unroll
+  for (int o = 0; o < NO; ++o) {
+    const int oh = qq0 + o;
+    row_ok[o] = static_cast<unsigned>(oh) < static_cast<unsigned>(OH);
+    if (col_ok && row_ok[o]) {
+      gyv[o] = *reinterpret_cast<const PY *>(dyp + oh * g.os[3] + ow0);
+      cwv[o].load(cp + oh * OW + ow0);
+    }
+  }
+  C gy[NO][EO + 1];
+  int cd[NO][EO + 1];
+#pragma unroll
+  for (int o = 0; o < NO; ++o) {
+    const bool ok = col_ok && row_ok[o];
+#pragma unroll
+    for (int u = 0; u < EO; ++u) {
+      gy[o][u] = ok ? Storage<S>::template load<C>(gyv[o].v[u]) : C(0);
+      cd[o][u] = ok ? cwv[o].get(u) : kNoCode;
+    }
+    if constexpr (K == 3) {
+      C right = __shfl_down_sync(0xffffffffu, gy[o][0], 1);
+      int rc = __shfl_down_sync(0xffffffffu, cd[o][0], 1);
+      const int ow = ow0 + EO;
+      if (lane == 31) {
+        const bool in = row_ok[o] && ow < OW;
+        right = in ? Storage<S>::template load<C>(dyp[(qq0 + o) * g.os[3] + ow]) : C(0);
+        rc = in ? static_cast<int>(cp[(qq0 + o) * OW + ow]) : kNoCode;
+      }
+      if (ow >= OW) rc = kNoCode;
+      gy[o][EO] = right;
+      cd[o][EO] = rc;
+    }
+  }
+  if (!col_ok) return;
+  S *dxp = dx + n * g.is[0] + c * g.is[1] + q * E;
+  const int top = K - 2 - g.pad[1];  // dx row of pair row qq: 2 qq + top + e
+#pragma unroll
+  for (int rr = 0; rr < RO; ++rr) {
+    C d[2][E];
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+#pragma unroll
+      for (int j = 0; j < E; ++j) {
+        d[e][j] = C(0);
+#pragma unroll
+        for (int a = 0; a < A; ++a)
+#pragma unroll
+          for (int b = 0; b < A; ++b) {
+            const int kh = K - 2 + e - 2 * a, kw = K - 2 + j % 2 - 2 * b;
+            if (kh < 0 || kh >= K || kw < 0 || kw >= K) continue;
+            if (cd[rr + a][j / 2 + b] == kh * K + kw) d[e][j] += gy[rr + a][j / 2 + b];
+          }
+      }
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int h = 2 * (qq0 + rr) + top + e;
+      if (static_cast<unsigned>(h) < static_cast<unsigned>(H)) store_vec<S, C, E>(dxp + h * g.is[3], d[e], alpha, beta);
+    }
+  }
+}
+
 // Max backward of a 2-d problem with 3 x 3 windows of stride 2, paddings 0
 // or 1, half or bfloat16 with channels innermost in 16-byte vectors, in one
 // pass (pooling_max_backward_stream). A CTA owns CQ channel vectors of one
@@ -1638,7 +1844,7 @@ inline int floor2(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
 // registers and 3 blocks per multiprocessor instead of 128 and 2, but
 // spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60).
 struct PoolTune {
-  bool old_bwd = false, halfpack = false, no_codes = false;
+  bool old_bwd = false, halfpack = false, no_codes = false, old_codes = false;
 };
 const PoolTune &pool_tune() {
   static const PoolTune t = [] {
@@ -1646,6 +1852,7 @@ const PoolTune &pool_tune() {
     r.old_bwd = env_has_word("FREEDNN_POOL_TUNE", "oldbwd");
     r.halfpack = env_has_word("FREEDNN_POOL_TUNE", "halfpack");
     r.no_codes = env_has_word("FREEDNN_POOL_TUNE", "nocodes");
+    r.old_codes = env_has_word("FREEDNN_POOL_TUNE", "oldcodes");
     return r;
   }();
   return t;
@@ -1784,6 +1991,80 @@ uint32_t set_space(Geo &g, int n, const int *e) {
 
 unsigned blocks_for(uint32_t total) { return (total + 255) / 256; }
 
+// Pass 1 on rows of stride 1 (pooling_max_codes_rows) when the layout
+// allows it (true), else nothing. The caller has checked the window (2-d,
+// K x K with K 2 or 3, stride 2, paddings below K).
+template <class S, class C>
+bool launch_max_codes_rows(Geo g, int64_t n, const S *x, uint8_t *codes, cudaStream_t stream) {
+  if constexpr (sizeof(S) != 4 && sizeof(S) != 2) {
+    return false;
+  } else {
+    constexpr int E = 16 / sizeof(S), EO = E / 2, RO = 8;
+    const int K = g.win[1];
+    if (pool_tune().old_codes || g.channels_inner || (g.pad[2] != 0 && g.pad[2] != 1) || g.xs[4] != 1 ||
+        g.in[2] % E != 0 || g.xs[0] % E != 0 || g.xs[1] % E != 0 || g.xs[3] % E != 0 || !aligned_to(x, 16))
+      return false;
+    const int qsegs = ((g.out[2] + EO - 1) / EO + 31) / 32, hsegs = (g.out[1] + RO - 1) / RO;
+    const int64_t warps = n * g.c * static_cast<int64_t>(hsegs) * qsegs;
+    if (warps == 0 || warps >= (int64_t{1} << 31)) return false;
+    g.d_e2 = FastDivmod(static_cast<uint32_t>(qsegs));
+    g.d_e1 = FastDivmod(static_cast<uint32_t>(hsegs));
+    g.d_cv = FastDivmod(static_cast<uint32_t>(g.c));
+    const unsigned blocks = static_cast<unsigned>((warps + 7) / 8);
+    const uint32_t wt = static_cast<uint32_t>(warps);
+    const bool vec_codes = g.out[2] % EO == 0;
+    auto go = [&](auto prop) {
+      constexpr bool PROP = decltype(prop)::value;
+      if (K == 3 && g.pad[2] == 1)
+        pooling_max_codes_rows<3, 1, RO, PROP, S, C><<<blocks, 256, 0, stream>>>(g, x, codes, wt, vec_codes);
+      else if (K == 3)
+        pooling_max_codes_rows<3, 0, RO, PROP, S, C><<<blocks, 256, 0, stream>>>(g, x, codes, wt, vec_codes);
+      else if (g.pad[2] == 1)
+        pooling_max_codes_rows<2, 1, RO, PROP, S, C><<<blocks, 256, 0, stream>>>(g, x, codes, wt, vec_codes);
+      else
+        pooling_max_codes_rows<2, 0, RO, PROP, S, C><<<blocks, 256, 0, stream>>>(g, x, codes, wt, vec_codes);
+    };
+    if (g.prop) go(std::true_type{});
+    else go(std::false_type{});
+    check_launch("pooling_max_codes_rows");
+    return true;
+  }
+}
+
+// Pass 2 on rows of stride 1 (pooling_max_backward_codes_rows) when the
+// layout allows it (true), else nothing: pairs on dx's even columns (K = 3
+// with column padding 1, K = 2 with 0), 16-byte dx rows, dy in aligned
+// runs of E / 2 outputs.
+template <class S, class C>
+bool launch_max_backward_codes_rows(Geo g, int64_t n, const uint8_t *codes, const S *dy, S *dx, C alpha, C beta,
+                                    int q_lo, int q_hi, cudaStream_t stream) {
+  if constexpr (sizeof(S) != 4 && sizeof(S) != 2) {
+    return false;
+  } else {
+    constexpr int E = 16 / sizeof(S), EO = E / 2, RO = 4;
+    const int K = g.win[1];
+    if (pool_tune().old_codes || g.channels_inner || K - 2 - g.pad[2] != 0 || g.is[4] != 1 || g.os[4] != 1 ||
+        g.in[2] % E != 0 || g.is[0] % E != 0 || g.is[1] % E != 0 || g.is[3] % E != 0 || !aligned_to(dx, 16) ||
+        g.out[2] % EO != 0 || g.os[0] % EO != 0 || g.os[1] % EO != 0 || g.os[3] % EO != 0 ||
+        !aligned_to(dy, EO * sizeof(S)))
+      return false;
+    const int qsegs = (g.in[2] / E + 31) / 32, hsegs = (q_hi - q_lo + 1 + RO - 1) / RO;
+    const int64_t warps = n * g.c * static_cast<int64_t>(hsegs) * qsegs;
+    if (warps == 0 || warps >= (int64_t{1} << 31)) return false;
+    g.d_e2 = FastDivmod(static_cast<uint32_t>(qsegs));
+    g.d_e1 = FastDivmod(static_cast<uint32_t>(hsegs));
+    g.d_cv = FastDivmod(static_cast<uint32_t>(g.c));
+    const unsigned blocks = static_cast<unsigned>((warps + 7) / 8);
+    const uint32_t wt = static_cast<uint32_t>(warps);
+    if (K == 3)
+      pooling_max_backward_codes_rows<3, RO, S, C><<<blocks, 256, 0, stream>>>(g, codes, dy, dx, alpha, beta, wt, q_lo);
+    else
+      pooling_max_backward_codes_rows<2, RO, S, C><<<blocks, 256, 0, stream>>>(g, codes, dy, dx, alpha, beta, wt, q_lo);
+    check_launch("pooling_max_backward_codes_rows");
+    return true;
+  }
+}
+
 // Launches the two-pass max backward (true) when the args allow it (see
 // pooling_codes_bytes) and the plan gave the codes' scratch.
 template <class S, class C, int VEC>
@@ -1799,7 +2080,7 @@ bool launch_max_backward_two_pass(const PoolingArgs &a, Geo g, const S *x, const
   const int q_lo = -floor2(K - 1 - ph), q_hi = floor2(g.in[1] - 1 + ph - K + 2);
   if (q_hi < q_lo || p_hi < p_lo) return false;  // (never: every input row and column lies in a pair)
   constexpr int RO = 4;
-  {
+  if (!launch_max_codes_rows<S, C>(g, n, x, codes, stream)) {
     const int e[3] = {1, (g.out[1] + RO - 1) / RO, g.out[2]};
     const uint32_t total = set_space(g, n, e);
     if (total > 0) {  // (always: pooling_codes_bytes is 0 without outputs)
@@ -1808,6 +2089,7 @@ bool launch_max_backward_two_pass(const PoolingArgs &a, Geo g, const S *x, const
       check_launch("pooling_max_codes");
     }
   }
+  if (launch_max_backward_codes_rows<S, C>(g, n, codes, dy, dx, alpha, beta, q_lo, q_hi, stream)) return true;
   const int e[3] = {1, q_hi - q_lo + 1, p_hi - p_lo + 1};
   const uint32_t total = set_space(g, n, e);
   if (total == 0) return true;

@@ -334,6 +334,46 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
   }
 }
 
+// Max backward, 2x2 / 3x3 windows of stride 2, paddings below the window
+// (column padding 0 or 1), NCHW with rows of a multiple of 8 elements,
+// packed or 8 apart: the CUDA engine's two passes on rows (16-byte row
+// vectors; the second pass where pairs start at even dx columns: 3x3 with
+// column padding 1, 2x2 with 0), widths past 32 vectors, strips cut by the
+// height, ties from four values with a few NaNs or distinct values, both
+// NaN rules, blending.
+TEST(PoolingBackward, MaxStride2NchwRowsTwoPass) {
+  EngineHandles hs;
+  Rng rng(test_seed(314));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  auto few_values = [](HostTensor &t, Rng &r) {
+    std::vector<double> v(static_cast<size_t>(t.elements()));
+    for (double &e : v) e = r.coin(0.02) ? NAN : static_cast<double>(r.integer(-2, 1));
+    t.set_values(v);
+  };
+  for (int k = 0; k < 12; ++k) {
+    const cudnnDataType_t dt = types[k % 3];
+    PoolingParams p;
+    p.mode = rng.coin() ? CUDNN_POOLING_MAX : CUDNN_POOLING_MAX_DETERMINISTIC;
+    p.propagate_nan = k % 2 == 1;
+    const int w = k % 4 < 2 ? 3 : 2;
+    p.window = {w, w};
+    p.padding = {static_cast<int>(rng.integer(0, w - 1)), static_cast<int>(rng.integer(0, 1))};
+    p.stride = {2, 2};
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), rng.integer(1, 3), rng.integer(3, 37),
+                                        8 * rng.integer(1, k < 4 ? 6 : 40)};
+    const int64_t gap = rng.coin() ? 8 : 0;
+    check_backward_case(hs, rng, dt, p, xdims, Layout::nchw,
+                       [&](const std::vector<int64_t> &d) {
+                         const int64_t row = d[3] + gap;
+                         return std::vector<int64_t>{d[1] * d[2] * row, d[2] * row, row, 1};
+                       },
+                       "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
+                           std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan) + " gap " +
+                           std::to_string(gap),
+                       k % 3 == 2 ? fill_distinct : std::function<void(HostTensor &, Rng &)>(few_values));
+  }
+}
+
 // Max backward, 3x3 windows of stride 2 with paddings 0 or 1 per dimension,
 // half / bfloat16 packed NHWC with 4, 8, 12 or 16 16-byte channel vectors:
 // the CUDA engine's streaming kernel (CTAs of 8 vectors and 28 pair columns,
