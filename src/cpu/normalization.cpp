@@ -469,8 +469,8 @@ class Plan final : public ExecutionPlan {
       off[j] = offset_of(kb, G_.kdims, G_.kstr[j]) + c0 * G_.istr[j] + offset_of(r0, G_.rdims, G_.rstr[j]);
     // The row's index over rdims, advanced like an odometer with the
     // offsets alongside: working each row's offsets out anew (a division
-    // per dim and tensor) cost more than the row itself at 64-bit rows of
-    // a few hundred floats (NHWC batch norm: 2 KB folded rows).
+    // per dim and tensor) cost more than the row itself at rows of a few
+    // hundred floats (NHWC batch norm's 2 KB folded rows).
     const int nd = static_cast<int>(G_.rdims.size());
     int64_t idx[8] = {};
     const bool odometer = nd <= 8;
