@@ -139,53 +139,18 @@ inline double row_sum(const C *x, int64_t n) {
   return s + lane_sum<C>(n - i, [&](int64_t j) { return x[i + j]; });
 }
 
-// Sums of (x - m)^2 and of x - m over a row (the corrected two-pass
-// variance's second pass), float lanes folded in double.
-template <class C>
-inline void row_deviations(const C *x, int64_t n, C m, double &q, double &c) {
+// Sums of (x - m)^2 and of x - m over n elements, float lanes folded in
+// double: element i as a float by one(i), elements i..i+7 by eight(i) (the
+// AVX2 sweep, 16 a step).
+template <class Eight, class One>
+inline void deviation_sums(int64_t n, float m, Eight &&eight, One &&one, double &q, double &c) {
   int64_t i = 0;
   q = 0, c = 0;
 #if defined(FDNN_NORM_ROW_AVX2)
-  if constexpr (std::is_same_v<C, float>) {
-    const __m256 vm = _mm256_set1_ps(m);
-    __m256 q0 = _mm256_setzero_ps(), q1 = q0, c0 = q0, c1 = q0;
-    for (; i + 16 <= n; i += 16) {
-      const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), vm), d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm);
-      q0 = _mm256_fmadd_ps(d0, d0, q0);
-      q1 = _mm256_fmadd_ps(d1, d1, q1);
-      c0 = _mm256_add_ps(c0, d0);
-      c1 = _mm256_add_ps(c1, d1);
-    }
-    q = hsum_double(_mm256_add_ps(q0, q1));
-    c = hsum_double(_mm256_add_ps(c0, c1));
-  }
-#endif
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i] - m);
-    q += d * d;
-    c += d;
-  }
-}
-
-// row_deviations over a 16-bit row (HALF, BFLOAT16), converted in
-// registers: the statistics of a 16-bit row in one sweep over its storage,
-// with no float copy of the row.
-template <cudnnDataType_t DT>
-inline void row_deviations_16bit(const uint16_t *x, int64_t n, float m, double &q, double &c) {
-  using S = Storage<DT>;
-  int64_t i = 0;
-  q = 0, c = 0;
-#if defined(FDNN_NORM_ROW_AVX2)
-  const auto ld = [](const uint16_t *p) {
-    if constexpr (DT == CUDNN_DATA_HALF) return simd::load_half8(p);
-    else return simd::load_bf16x8(p);
-  };
   const __m256 vm = _mm256_set1_ps(m);
   __m256 q0 = _mm256_setzero_ps(), q1 = q0, c0 = q0, c1 = q0;
   for (; i + 16 <= n; i += 16) {
-    // The row's one read from memory: prefetched ahead (see row_sum).
-    _mm_prefetch(reinterpret_cast<const char *>(x + i) + kPrefetchBytes, _MM_HINT_T0);
-    const __m256 d0 = _mm256_sub_ps(ld(x + i), vm), d1 = _mm256_sub_ps(ld(x + i + 8), vm);
+    const __m256 d0 = _mm256_sub_ps(eight(i), vm), d1 = _mm256_sub_ps(eight(i + 8), vm);
     q0 = _mm256_fmadd_ps(d0, d0, q0);
     q1 = _mm256_fmadd_ps(d1, d1, q1);
     c0 = _mm256_add_ps(c0, d0);
@@ -193,12 +158,55 @@ inline void row_deviations_16bit(const uint16_t *x, int64_t n, float m, double &
   }
   q = hsum_double(_mm256_add_ps(q0, q1));
   c = hsum_double(_mm256_add_ps(c0, c1));
+#else
+  (void)eight;
 #endif
   for (; i < n; ++i) {
-    const double d = static_cast<double>(S::to_float(x[i]) - m);
+    const double d = static_cast<double>(one(i) - m);
     q += d * d;
     c += d;
   }
+}
+
+// Sums of (x - m)^2 and of x - m over a row (the corrected two-pass
+// variance's second pass), float lanes folded in double (double rows: in
+// double).
+template <class C>
+inline void row_deviations(const C *x, int64_t n, C m, double &q, double &c) {
+  if constexpr (std::is_same_v<C, float>) {
+#if defined(FDNN_NORM_ROW_AVX2)
+    const auto eight = [x](int64_t i) { return _mm256_loadu_ps(x + i); };
+#else
+    const auto eight = [](int64_t) { return 0; };
+#endif
+    deviation_sums(n, m, eight, [x](int64_t i) { return x[i]; }, q, c);
+  } else {
+    q = 0, c = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = static_cast<double>(x[i] - m);
+      q += d * d;
+      c += d;
+    }
+  }
+}
+
+// row_deviations over a 16-bit row (HALF, BFLOAT16), converted in
+// registers: the statistics of a 16-bit row in one sweep over its storage,
+// with no float copy of the row. It is the row's one read from memory:
+// prefetched ahead (see row_sum).
+template <cudnnDataType_t DT>
+inline void row_deviations_16bit(const uint16_t *x, int64_t n, float m, double &q, double &c) {
+  using S = Storage<DT>;
+#if defined(FDNN_NORM_ROW_AVX2)
+  const auto eight = [x](int64_t i) {
+    if (i % 16 == 0) _mm_prefetch(reinterpret_cast<const char *>(x + i) + kPrefetchBytes, _MM_HINT_T0);
+    if constexpr (DT == CUDNN_DATA_HALF) return simd::load_half8(x + i);
+    else return simd::load_bf16x8(x + i);
+  };
+#else
+  const auto eight = [](int64_t) { return 0; };
+#endif
+  deviation_sums(n, m, eight, [x](int64_t i) { return S::to_float(x[i]); }, q, c);
 }
 
 }  // namespace fdnn::cpu::normrow
