@@ -39,6 +39,14 @@
 //    dx vector written once. H100, max 3x3/2 backward of 256x64x112x112
 //    f16: 0.60 of copy as bench_pooling counts bytes (2.0x cuDNN 9.19); the
 //    tiled kernel below ran at 0.55.
+//  - Average backward, 2-d, square 2x2 / 3x3 windows of stride 2, paddings
+//    0 or 1, float / 16-bit data, NCHW-like rows (16-byte dx row vectors) or
+//    channels innermost (16-byte channel vectors): strips of 2 x 2 input
+//    blocks down the rows, each dy row loaded once per strip (the next one
+//    ahead), sums in the block kernel's order (pooling_avg_backward_rows,
+//    pooling_avg_backward_nhwc). H100, 256x64x112x112: f16 NHWC 3x3/2 pad 1
+//    0.58 -> 0.84 of copy (4.1x cuDNN 9.19), f32 NCHW 2x2/2 0.68 -> 0.91
+//    (2.0x); FREEDNN_POOL_TUNE=oldavg: the block kernel below.
 //  - Backward, 2-d with stride 1 or 2 in both dimensions: one thread per
 //    S x S block of input positions (every input lies in exactly one block)
 //    visits the outputs whose windows touch its block; max pooling finds each
@@ -1842,9 +1850,11 @@ inline int floor2(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
 // tiled NHWC max backward instead of the row-strip gather), "halfpack" (the
 // gather with 8-byte halves of the channel vectors per lane: about 80
 // registers and 3 blocks per multiprocessor instead of 128 and 2, but
-// spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60).
+// spills; H100 f16 256x64x112x112: 0.57-0.58 of copy against 0.60),
+// "oldcodes" (the thread-per-column max codes passes), "oldavg" (the block
+// kernel for average backward instead of the strips).
 struct PoolTune {
-  bool old_bwd = false, halfpack = false, no_codes = false, old_codes = false;
+  bool old_bwd = false, halfpack = false, no_codes = false, old_codes = false, old_avg = false;
 };
 const PoolTune &pool_tune() {
   static const PoolTune t = [] {
@@ -1853,6 +1863,7 @@ const PoolTune &pool_tune() {
     r.halfpack = env_has_word("FREEDNN_POOL_TUNE", "halfpack");
     r.no_codes = env_has_word("FREEDNN_POOL_TUNE", "nocodes");
     r.old_codes = env_has_word("FREEDNN_POOL_TUNE", "oldcodes");
+    r.old_avg = env_has_word("FREEDNN_POOL_TUNE", "oldavg");
     return r;
   }();
   return t;
@@ -2103,6 +2114,280 @@ bool launch_max_backward_two_pass(const PoolingArgs &a, Geo g, const S *x, const
   return true;
 }
 
+// Average backward, 2-d, square 2x2 / 3x3 windows of stride 2, paddings 0
+// or 1, float / 16-bit data: strips of 2 x 2 input blocks walked down the
+// rows, each dy row loaded once per strip and carried to the next block row
+// (the next one loaded before the current one is summed), each dx written
+// once with 16-byte stores, the terms summed in the order of
+// pooling_backward_blocks (output row, then column, ascending: the same
+// bits). FREEDNN_POOL_TUNE=oldavg keeps the block kernel.
+//  - pooling_avg_backward_rows: rows of stride 1 (NCHW-like); a thread owns
+//    a 16-byte dx row vector (V columns) and the V / 2 outputs of its
+//    column run, plus the one left (K = 3, padding 0) or right (padding 1)
+//    output its columns also read.
+//  - pooling_avg_backward_nhwc: channels innermost in 16-byte vectors; a
+//    thread owns a column block (two dx columns) and one channel vector.
+// 1 / count of an output window, as inverse_count (the same value).
+template <class C>
+__device__ inline C inv_of_count(const Geo &g, int cnt) {
+  if (cnt > 0) return C(1) / C(cnt);
+  return g.exclude ? C(NAN) : C(0);
+}
+
+// Whether output offset i (-1 .. V / 2, from the thread's first output
+// column) covers dx column u (0 .. V - 1) of the thread's row vector.
+constexpr bool avg_covers(int K, int P, int i, int u) { return 2 * i - P <= u && u <= 2 * i - P + K - 1; }
+
+template <int K, int P, class S, class C>
+__global__ void __launch_bounds__(256) pooling_avg_backward_rows(Geo g, const S *__restrict__ dy, S *__restrict__ dx,
+                                                                 C alpha, C beta, uint32_t total, int ro,
+                                                                 bool dy_vec) {
+  constexpr int V = 16 / sizeof(S), D = V / 2, NI = D + 2;  // outputs -1 .. D
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  uint32_t r;
+  uint32_t rest = g.d_e2.divmod(t, r);
+  const int q = static_cast<int>(r);
+  rest = g.d_e1.divmod(rest, r);
+  const int strip = static_cast<int>(r);
+  rest = g.d_cv.divmod(rest, r);
+  const int c = static_cast<int>(r), n = static_cast<int>(rest);
+  const S *gp = dy + n * g.os[0] + c * g.os[1];
+  S *xp = dx + n * g.is[0] + c * g.is[1];
+  const int ow0 = D * q, w0 = V * q, ph = g.pad[1];
+  const int nblk = (g.in[1] - 1 + ph) / 2 + 1;
+  const int j0 = strip * ro, j1 = min(j0 + ro, nblk);
+  constexpr int KK = K * K;
+  const C inv_full = C(1) / C(KK);
+  const int c0 = count_in(g, 0, 0);
+  bool cval[NI];
+  int cw[NI];
+#pragma unroll
+  for (int i = 0; i < NI; ++i) {
+    const int ow = ow0 + i - 1;
+    cval[i] = ow >= 0 && ow < g.out[2];
+    cw[i] = c0 * count_in(g, 2, 2 * ow - P);
+  }
+  // Output offsets any column of the vector reads.
+  auto needed = [](int i) {
+    bool any = false;
+    for (int u = 0; u < V; ++u) any = any || avg_covers(K, P, i - 1, u);
+    return any;
+  };
+  auto load_row = [&](int oh, C *gv, C *iv, bool &rv) {
+    rv = oh >= 0 && oh < g.out[1];
+#pragma unroll
+    for (int i = 0; i < NI; ++i) {
+      gv[i] = C(0);
+      iv[i] = C(0);
+    }
+    if (!rv) return;
+    const S *row = gp + oh * g.os[3];
+    if (dy_vec && ow0 + D <= g.out[2]) {
+      const Pack<S, D> pk = *reinterpret_cast<const Pack<S, D> *>(row + ow0);
+#pragma unroll
+      for (int l = 0; l < D; ++l) gv[l + 1] = Storage<S>::template load<C>(pk.v[l]);
+    } else {
+#pragma unroll
+      for (int l = 0; l < D; ++l)
+        if (cval[l + 1]) gv[l + 1] = Storage<S>::template load<C>(row[ow0 + l]);
+    }
+    if (needed(0) && cval[0]) gv[0] = Storage<S>::template load<C>(row[ow0 - 1]);
+    if (needed(NI - 1) && cval[NI - 1]) gv[NI - 1] = Storage<S>::template load<C>(row[ow0 + D]);
+    const int ch = count_in(g, 1, 2 * oh - ph);
+#pragma unroll
+    for (int i = 0; i < NI; ++i) {
+      const int cnt = ch * cw[i];
+      iv[i] = cnt == KK ? inv_full : inv_of_count<C>(g, cnt);
+    }
+  };
+  auto add_row = [&](C *acc, const C *gv, const C *iv, bool rv) {
+    if (!rv) return;
+#pragma unroll
+    for (int i = 0; i < NI; ++i)
+      if (needed(i) && cval[i])
+#pragma unroll
+        for (int u = 0; u < V; ++u)
+          if (avg_covers(K, P, i - 1, u)) acc[u] += gv[i] * iv[i];
+  };
+  auto emit = [&](int h, const C *pg, const C *pi, bool pv, const C *cg, const C *ci, bool cv) {
+    if (static_cast<unsigned>(h) >= static_cast<unsigned>(g.in[1])) return;
+    C acc[V];
+#pragma unroll
+    for (int u = 0; u < V; ++u) acc[u] = C(0);
+    if (pg != nullptr) add_row(acc, pg, pi, pv);
+    add_row(acc, cg, ci, cv);
+    S *p = xp + h * g.is[3] + w0;
+    if (w0 + V <= g.in[2]) {
+      store_vec<S, C, V>(p, acc, alpha, beta);
+    } else {
+#pragma unroll
+      for (int u = 0; u < V; ++u)
+        if (w0 + u < g.in[2]) store_vec<S, C, 1>(p + u, acc + u, alpha, beta);
+    }
+  };
+  C pg[NI], pi[NI], cg[NI], ci[NI], ng[NI], ni[NI];
+  bool pv = false, cv = false, nv = false;
+  if (K == 3) load_row(j0 - 1, pg, pi, pv);
+  load_row(j0, cg, ci, cv);
+#pragma unroll 1
+  for (int j = j0; j < j1; ++j) {
+    if (j + 1 < j1) load_row(j + 1, ng, ni, nv);
+    const int h0 = 2 * j - ph;
+    // Row h0 reads output rows j - 1 (3x3) and j; row h0 + 1 reads j.
+    emit(h0, K == 3 ? pg : nullptr, pi, pv, cg, ci, cv);
+    emit(h0 + 1, nullptr, pi, pv, cg, ci, cv);
+#pragma unroll
+    for (int i = 0; i < NI; ++i) {
+      pg[i] = cg[i];
+      pi[i] = ci[i];
+      cg[i] = ng[i];
+      ci[i] = ni[i];
+    }
+    pv = cv;
+    cv = nv;
+  }
+}
+
+template <int K, class S, class C, int VEC>
+__global__ void __launch_bounds__(256) pooling_avg_backward_nhwc(Geo g, const S *__restrict__ dy, S *__restrict__ dx,
+                                                                 C alpha, C beta, uint32_t total, int ro) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= total) return;
+  uint32_t r;
+  uint32_t rest = g.d_cv.divmod(t, r);
+  const int c = static_cast<int>(r) * VEC;
+  rest = g.d_e2.divmod(rest, r);
+  const int bw = static_cast<int>(r);
+  rest = g.d_e1.divmod(rest, r);
+  const int strip = static_cast<int>(r), n = static_cast<int>(rest);
+  const S *gp = dy + n * g.os[0] + c * g.os[1];
+  S *xp = dx + n * g.is[0] + c * g.is[1];
+  const int ph = g.pad[1], pw = g.pad[2];
+  const int nblk = (g.in[1] - 1 + ph) / 2 + 1;
+  const int j0 = strip * ro, j1 = min(j0 + ro, nblk);
+  const int w0 = 2 * bw - pw;
+  constexpr int KK = K * K;
+  const C inv_full = C(1) / C(KK);
+  const int c0 = count_in(g, 0, 0);
+  // Output columns a = bw - 1 (3x3: reads column w0) and b = bw (w0, w0 + 1).
+  const bool av = K == 3 && bw - 1 >= 0 && bw - 1 < g.out[2], bv = bw < g.out[2];
+  const int cwa = c0 * count_in(g, 2, 2 * (bw - 1) - pw), cwb = c0 * count_in(g, 2, 2 * bw - pw);
+  const bool st0 = static_cast<unsigned>(w0) < static_cast<unsigned>(g.in[2]);
+  const bool st1 = static_cast<unsigned>(w0 + 1) < static_cast<unsigned>(g.in[2]);
+  struct Row {
+    Pack<S, VEC> a, b;
+    C ia, ib;
+    bool v;
+  };
+  auto load_row = [&](int oh, Row &rw) {
+    rw.v = oh >= 0 && oh < g.out[1];
+    if (!rw.v) return;
+    const S *row = gp + oh * g.os[3];
+    if (av) rw.a = *reinterpret_cast<const Pack<S, VEC> *>(row + (bw - 1) * g.os[4]);
+    if (bv) rw.b = *reinterpret_cast<const Pack<S, VEC> *>(row + bw * g.os[4]);
+    const int ch = count_in(g, 1, 2 * oh - ph);
+    const int ca = ch * cwa, cb = ch * cwb;
+    rw.ia = ca == KK ? inv_full : inv_of_count<C>(g, ca);
+    rw.ib = cb == KK ? inv_full : inv_of_count<C>(g, cb);
+  };
+  // Adds one output row's terms (column a, then b) to dx columns w0, w0 + 1.
+  auto add_row = [&](C *acc0, C *acc1, const Row &rw) {
+    if (!rw.v) return;
+    if (av) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) acc0[l] += Storage<S>::template load<C>(rw.a.v[l]) * rw.ia;
+    }
+    if (bv) {
+#pragma unroll
+      for (int l = 0; l < VEC; ++l) {
+        const C gb = Storage<S>::template load<C>(rw.b.v[l]);
+        acc0[l] += gb * rw.ib;
+        acc1[l] += gb * rw.ib;
+      }
+    }
+  };
+  auto emit = [&](int h, const Row *prev, const Row &cur) {
+    if (static_cast<unsigned>(h) >= static_cast<unsigned>(g.in[1])) return;
+    C acc0[VEC], acc1[VEC];
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) acc0[l] = acc1[l] = C(0);
+    if (prev != nullptr) add_row(acc0, acc1, *prev);
+    add_row(acc0, acc1, cur);
+    S *p = xp + h * g.is[3] + w0 * g.is[4];
+    if (st0) store_vec<S, C, VEC>(p, acc0, alpha, beta);
+    if (st1) store_vec<S, C, VEC>(p + g.is[4], acc1, alpha, beta);
+  };
+  Row pr{}, cu{}, nx{};
+  if (K == 3) load_row(j0 - 1, pr);
+  load_row(j0, cu);
+#pragma unroll 1
+  for (int j = j0; j < j1; ++j) {
+    if (j + 1 < j1) load_row(j + 1, nx);
+    const int h0 = 2 * j - ph;
+    emit(h0, K == 3 ? &pr : nullptr, cu);
+    emit(h0 + 1, nullptr, cu);
+    pr = cu;
+    cu = nx;
+  }
+}
+
+// The average backward strips above when they apply (true), else nothing.
+template <class S, class C, int VEC>
+bool launch_avg_backward_rows(Geo g, int n, const S *dy, S *dx, C alpha, C beta, cudaStream_t stream) {
+  if constexpr (sizeof(S) != 4 && sizeof(S) != 2) {
+    return false;
+  } else {
+    const int K = g.win[1];
+    const bool two_d = g.in[0] == 1 && g.out[0] == 1 && g.win[0] == 1 && g.pad[0] == 0;
+    if (pool_tune().old_avg || g.is_max || !two_d || g.win[2] != K || (K != 2 && K != 3) || g.str[1] != 2 ||
+        g.str[2] != 2 || (g.pad[1] != 0 && g.pad[1] != 1) || (g.pad[2] != 0 && g.pad[2] != 1))
+      return false;
+    constexpr int RO = 8;  // block rows (16 dx rows) per strip
+    const int nblk = (g.in[1] - 1 + g.pad[1]) / 2 + 1, strips = (nblk + RO - 1) / RO;
+    if constexpr (VEC > 1) {
+      if (!g.channels_inner) return false;
+      const int nbw = (g.in[2] - 1 + g.pad[2]) / 2 + 1;
+      const int64_t total = static_cast<int64_t>(n) * strips * nbw * g.cv;
+      if (total == 0 || total >= (int64_t{1} << 31)) return false;
+      g.d_cv = FastDivmod(static_cast<uint32_t>(g.cv));
+      g.d_e2 = FastDivmod(static_cast<uint32_t>(nbw));
+      g.d_e1 = FastDivmod(static_cast<uint32_t>(strips));
+      const uint32_t tt = static_cast<uint32_t>(total);
+      if (K == 3)
+        pooling_avg_backward_nhwc<3, S, C, VEC><<<blocks_for(tt), 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO);
+      else
+        pooling_avg_backward_nhwc<2, S, C, VEC><<<blocks_for(tt), 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO);
+      check_launch("pooling_avg_backward_nhwc");
+      return true;
+    } else {
+      constexpr int V = 16 / sizeof(S), D = V / 2;
+      if (g.channels_inner || g.is[4] != 1 || g.os[4] != 1 || g.is[0] % V != 0 || g.is[1] % V != 0 ||
+          g.is[3] % V != 0 || !aligned_to(dx, 16))
+        return false;
+      const bool dy_vec = g.os[0] % D == 0 && g.os[1] % D == 0 && g.os[3] % D == 0 && aligned_to(dy, 8);
+      const int qn = (g.in[2] + V - 1) / V;
+      const int64_t total = static_cast<int64_t>(n) * g.c * strips * qn;
+      if (total == 0 || total >= (int64_t{1} << 31)) return false;
+      g.d_cv = FastDivmod(static_cast<uint32_t>(g.c));
+      g.d_e2 = FastDivmod(static_cast<uint32_t>(qn));
+      g.d_e1 = FastDivmod(static_cast<uint32_t>(strips));
+      const uint32_t tt = static_cast<uint32_t>(total);
+      const unsigned blocks = blocks_for(tt);
+      if (K == 3 && g.pad[2] == 1)
+        pooling_avg_backward_rows<3, 1, S, C><<<blocks, 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO, dy_vec);
+      else if (K == 3)
+        pooling_avg_backward_rows<3, 0, S, C><<<blocks, 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO, dy_vec);
+      else if (g.pad[2] == 1)
+        pooling_avg_backward_rows<2, 1, S, C><<<blocks, 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO, dy_vec);
+      else
+        pooling_avg_backward_rows<2, 0, S, C><<<blocks, 256, 0, stream>>>(g, dy, dx, alpha, beta, tt, RO, dy_vec);
+      check_launch("pooling_avg_backward_rows");
+      return true;
+    }
+  }
+}
+
 template <class S, class C, int VEC>
 void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
   g.cv = g.c / VEC;
@@ -2143,6 +2428,7 @@ void launch_typed(const PoolingArgs &a, Geo g, cudaStream_t stream) {
     }
     const uint32_t total = set_space(g, n, e);
     if (total == 0) return;
+    if (!g.is_max && launch_avg_backward_rows<S, C, VEC>(g, n, dy, dx, alpha, beta, stream)) return;
     if (launch_max_backward_stream<S, C, VEC>(a, g, x, dy, dx, alpha, beta, stream)) return;
     if (launch_max_backward_two_pass<S, C, VEC>(a, g, x, dy, dx, alpha, beta, stream)) return;
     if constexpr (VEC > 1) {

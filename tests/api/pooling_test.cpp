@@ -374,6 +374,45 @@ TEST(PoolingBackward, MaxStride2NchwRowsTwoPass) {
   }
 }
 
+// Average backward, 2x2 / 3x3 windows of stride 2 with paddings 0 or 1 per
+// dimension, float / half / bfloat16, both padding rules: the CUDA engine's
+// strips (pooling_avg_backward_rows on NCHW-like rows, 16-byte dx row
+// vectors, tails where the width is no multiple of the vector, dy rows
+// aligned for vector loads or not; pooling_avg_backward_nhwc on packed NHWC
+// with 1-4 channel vectors), strips cut by the height (past 16 rows), first
+// and last rows and columns outside the windows, blending and poisoned dx.
+TEST(PoolingBackward, AverageStride2Strips) {
+  EngineHandles hs;
+  Rng rng(test_seed(323));
+  const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
+  for (int k = 0; k < 24; ++k) {
+    const cudnnDataType_t dt = types[k % 3];
+    const bool nhwc = k >= 16;
+    PoolingParams p;
+    p.mode = k % 2 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    const int w = k % 4 < 2 ? 3 : 2;
+    p.window = {w, w};
+    p.padding = {static_cast<int>(rng.integer(0, 1)), static_cast<int>(rng.integer(0, 1))};
+    p.stride = {2, 2};
+    // NCHW: k % 3 == 0 widths a multiple of 8 with rows 0 or 8 apart (dy
+    // rows often unaligned), else any width, rows rounded up to 8 (+ 8).
+    const bool whole = k % 3 == 0;
+    const int64_t width = nhwc ? rng.integer(2, 70) : whole ? 8 * rng.integer(1, 40) : rng.integer(2, 300);
+    const int64_t channels = nhwc ? 8 * rng.integer(1, 4) : rng.integer(1, 3);
+    const std::vector<int64_t> xdims = {rng.integer(1, 2), channels, rng.integer(2, 40), width};
+    const int64_t extra = rng.coin() ? 8 : 0;
+    const auto strides = [&](const std::vector<int64_t> &d) {
+      if (nhwc) return packed_strides(d, Layout::nhwc);
+      const int64_t row = (whole ? d[3] : (d[3] + 7) / 8 * 8) + extra;
+      return std::vector<int64_t>{d[1] * d[2] * row, d[2] * row, row, 1};
+    };
+    check_backward_case(hs, rng, dt, p, xdims, nhwc ? Layout::nhwc : Layout::nchw, strides,
+                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
+                            std::to_string(p.padding[1]) + " width " + std::to_string(width) + " extra " +
+                            std::to_string(extra));
+  }
+}
+
 // Max backward, 3x3 windows of stride 2 with paddings 0 or 1 per dimension,
 // half / bfloat16 packed NHWC with 4, 8, 12 or 16 16-byte channel vectors:
 // the CUDA engine's streaming kernel (CTAs of 8 vectors and 28 pair columns,
