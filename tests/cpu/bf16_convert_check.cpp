@@ -19,12 +19,6 @@ namespace normk = fdnn::cpu::normk;
 
 namespace {
 
-float from_bits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, sizeof f);
-  return f;
-}
-
 std::vector<uint32_t> patterns() {
   std::vector<uint32_t> v;
   for (uint64_t b = 0; b <= 0xffffffffu; b += 9973) v.push_back(static_cast<uint32_t>(b));
@@ -53,7 +47,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16"))) void na
 void check(void (*convert)(const float *, uint16_t *)) {
   const std::vector<uint32_t> bits = patterns();
   std::vector<float> in(bits.size());
-  for (size_t i = 0; i < bits.size(); ++i) in[i] = from_bits(bits[i]);
+  std::memcpy(in.data(), bits.data(), bits.size() * sizeof(float));
   std::vector<uint16_t> out(bits.size());
   for (size_t i = 0; i < in.size(); i += 16) convert(in.data() + i, out.data() + i);
   int bad = 0;
