@@ -74,6 +74,7 @@ constexpr int64_t kColsTile = 32768;   // cols mode: elements per tile
 constexpr int64_t kColsChunk = 2048;   // cols mode: columns per tile at most
 constexpr int64_t kFoldWidth = 512;    // cols mode: folded row width at most
 constexpr int64_t kParallelElements = 16384;
+constexpr int kMaxDims = 12;  // a tensor's dims at most (the backend's limit): walk_tile's odometer
 constexpr int64_t kSetCacheBytes = 1 << 20;  // set-major schedule: a set's inputs fit in L2
 constexpr int64_t kStreamBytes = 16 << 20;    // outputs at least this large bypass the caches
 
@@ -107,6 +108,7 @@ Support check_graph(const graph::Graph &g) {
     if (t.dims != st_dims) return Support::no("scale / bias broadcast differently from the statistics");
     if (t.by_value) return Support::no("a statistics tensor is a by-value scalar");
   }
+  if (x.rank() > kMaxDims) return Support::no("more than 12 dims");
   const NormShape s = normalization_shape(g, op);
   if (s.count >= (int64_t{1} << 40) || s.groups >= (int64_t{1} << 40)) return Support::no("problem too large");
   return Support::yes();
@@ -472,17 +474,11 @@ class Plan final : public ExecutionPlan {
     // per dim and tensor) cost more than the row itself at rows of a few
     // hundred floats (NHWC batch norm's 2 KB folded rows).
     const int nd = static_cast<int>(G_.rdims.size());
-    int64_t idx[8] = {};
-    const bool odometer = nd <= 8;
-    if (odometer)
-      for (int64_t d = nd - 1, r = r0; d >= 0; --d) idx[d] = r % G_.rdims[d], r /= G_.rdims[d];
+    int64_t idx[kMaxDims] = {};
+    for (int64_t d = nd - 1, r = r0; d >= 0; --d) idx[d] = r % G_.rdims[d], r /= G_.rdims[d];
     for (int64_t r = r0; r < r1; ++r) {
-      if (!odometer)
-        for (int j = 0; j < kNData; ++j)
-          off[j] = offset_of(kb, G_.kdims, G_.kstr[j]) + c0 * G_.istr[j] + offset_of(r, G_.rdims, G_.rstr[j]);
       f(off, r - r0, n, c0, kb);
-      if (!odometer || nd == 0) continue;
-      for (int d = nd - 1;; --d) {
+      for (int d = nd - 1; d >= 0; --d) {
         for (int j = 0; j < kNData; ++j) off[j] += G_.rstr[j][d];
         if (++idx[d] < G_.rdims[d] || d == 0) break;
         for (int j = 0; j < kNData; ++j) off[j] -= G_.rdims[d] * G_.rstr[j][d];

@@ -990,6 +990,14 @@ struct StridedRowFold {
   }
   // Whether v replaces the running maximum m (the first maximum wins).
   __device__ bool take(C m, C v) const { return prop ? (m == m && (v != v || v > m)) : v > m; }
+  // A row's running first maximum m at window column k: v at column kw
+  // replaces it when take() says so.
+  __device__ void offer(C &m, int &k, C v, int kw) const {
+    if (take(m, v)) {
+      m = v;
+      k = kw;
+    }
+  }
   template <class Done>
   __device__ void row(int i, const C (&rm)[VEC], const int (&rk)[VEC], Done &&done) {
     if (K == 3 && i >= 2 && i % 2 == 0) {
@@ -1116,29 +1124,20 @@ __global__ void __launch_bounds__(256, sizeof(S) * VEC <= 8 ? 3 : 2)
 #pragma unroll
         for (int l = 0; l < VEC; ++l) {
           const C v = Storage<S>::template load<C>(left.v[l]);
-          if (fold.take(rm[l], v)) {
-            rm[l] = v;
-            rk[l] = 0;
-          }
+          fold.offer(rm[l], rk[l], v, 0);
         }
     }
     if (row_ok && a_ok)
 #pragma unroll
       for (int l = 0; l < VEC; ++l) {
         const C v = Storage<S>::template load<C>(ra[i].v[l]);
-        if (fold.take(rm[l], v)) {
-          rm[l] = v;
-          rk[l] = K - 2;
-        }
+        fold.offer(rm[l], rk[l], v, K - 2);
       }
     if (row_ok && b_ok)
 #pragma unroll
       for (int l = 0; l < VEC; ++l) {
         const C v = Storage<S>::template load<C>(rb[i].v[l]);
-        if (fold.take(rm[l], v)) {
-          rm[l] = v;
-          rk[l] = K - 1;
-        }
+        fold.offer(rm[l], rk[l], v, K - 1);
       }
     fold.row(i, rm, rk, finish);
   }
@@ -1306,10 +1305,7 @@ __global__ void __launch_bounds__(256) pooling_max_codes(Geo g, const S *__restr
 #pragma unroll
         for (int l = 0; l < VEC; ++l) {
           const C v = Storage<S>::template load<C>(raw[i][kw].v[l]);
-          if (fold.take(rm[l], v)) {
-            rm[l] = v;
-            rk[l] = kw;
-          }
+          fold.offer(rm[l], rk[l], v, kw);
         }
     fold.row(i, rm, rk, emit);
   }
@@ -1473,10 +1469,7 @@ __global__ void __launch_bounds__(256) pooling_max_codes_rows(Geo g, const S *__
 #pragma unroll
       for (int kw = 0; kw < K; ++kw) {
         const C e = v[1 + 2 * u - PW + kw];
-        if (fold.take(rm[u], e)) {
-          rm[u] = e;
-          rk[u] = kw;
-        }
+        fold.offer(rm[u], rk[u], e, kw);
       }
     }
     fold.row(i, rm, rk, emit);
