@@ -70,6 +70,27 @@ struct NormArgs {
   bool cluster_persistent = true;
   int cluster_threads = 512;      // forward cluster blocks: 512 or 256 threads
   int cluster_threads_bwd = 512;  // backward cluster blocks: 512 or 256 threads
+  // Resident cluster form (cuda/normalization_cluster.cu; training forward
+  // and backward of the rows form, tried before the cluster kernels above):
+  // a cluster of res_cs blocks per set keeps the set's x (and dy) in its
+  // shared memory, loaded by the copy engine (bulk copies completing on
+  // mbarriers) in res_pieces pieces per block; res_bufs sets in flight per
+  // block, the next sets' pieces loaded as the current set's stores free
+  // them. FREEDNN_NORM_TUNE switches: res_form ("nocluster": off, the
+  // cluster kernels above run), res_block_kb (KiB of shared memory per
+  // block aimed at: "rkb=N"; up to 112: two blocks per multiprocessor),
+  // res_bufs_max ("rnb=2": two sets per block where the cluster holds them),
+  // res_pieces ("rp=N", 1..8), res_threads ("rt=256"), res_cmax (largest
+  // cluster, up to 16: "rcmax=N"). res_cs == 0: not planned.
+  bool res_form = true;
+  bool res_forward = false;  // "rfwd": training forward too (measured no faster than the cluster kernel above)
+  int res_block_kb = 100;
+  int res_bufs_max = 1;
+  int res_pieces = 4;
+  int res_threads = 512;
+  int res_cmax = 16;
+  bool res_log = false;  // "rlog": each shape printed to stderr once
+  int res_cs = 0, res_bufs = 0;
   // Programmatic dependent launch between the passes of the three-launch
   // forms (sm_90; H100: +2-3% on the NHWC training cases).
   bool pdl = true;
@@ -146,6 +167,18 @@ size_t normalization_grid_workspace_bytes(const NormArgs &a);
 // Runs the grid form on `stream` with its workspace area (true), or nothing
 // (false: not planned, or the grid cannot be co-resident now).
 bool launch_normalization_grid(const NormArgs &a, void *grid_ws, void *stream);
+// Chooses the resident cluster form (sets res_cs, res_bufs) when it
+// applies; called by the plan after the fast path is chosen.
+void plan_normalization_resident(NormArgs &a);
+// Runs the resident cluster form on `stream` (true), or nothing (false: not
+// planned, or no such cluster fits on the GPU now).
+bool launch_normalization_resident(const NormArgs &a, void *stream);
+// Clusters of `cs` blocks of `threads` threads with `smem` bytes of dynamic
+// shared memory each of `kernel` that can be resident at once on the
+// current device (0: none); sets the kernel's shared-memory (and, above 8
+// blocks, non-portable cluster) attributes. Cached per (device, kernel,
+// cs, smem).
+int normalization_cluster_slots(const void *kernel, int cs, int threads, size_t smem);
 // Workspace bytes the kernels need for these args.
 size_t normalization_workspace_bytes(const NormArgs &a);
 // Runs the whole operation on `stream` with `workspace` (at least

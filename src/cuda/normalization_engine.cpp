@@ -182,7 +182,10 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // the grid form aims its pass-2 re-reads at; 75 by default), "glast"
 // (evict-last loads of those rows in pass 1), "grr=N" (at most N rows per
 // thread kept in registers by the grid form), "gmin=N" (KiB of x from which
-// the grid form runs; 1024 by default).
+// the grid form runs; 1024 by default); for the resident cluster form (see
+// NormArgs::res_form): "nocluster" (off), "rfwd" (training forward too),
+// "rkb=N", "rnb=N", "rp=N", "rt=256", "rcmax=N", "rlog" (print each shape
+// once).
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;
@@ -214,6 +217,14 @@ void apply_tuning(NormArgs &a) {
       else if (key == "glast") t.grid_l2_last = true;
       else if (key == "grr") t.grid_reg_rows = val;
       else if (key == "gmin") t.grid_min_bytes = int64_t{val} * 1024;
+      else if (key == "nocluster") t.res_form = false;
+      else if (key == "rfwd") t.res_forward = true;
+      else if (key == "rkb" && val > 0) t.res_block_kb = val;
+      else if (key == "rnb" && val > 0) t.res_bufs_max = std::min(val, 2);
+      else if (key == "rp" && val > 0) t.res_pieces = std::min(val, 8);
+      else if (key == "rt") t.res_threads = val == 256 ? 256 : 512;
+      else if (key == "rcmax") t.res_cmax = std::min(val, 16);
+      else if (key == "rlog") t.res_log = true;
     }
     return t;
   }();
@@ -233,6 +244,14 @@ void apply_tuning(NormArgs &a) {
   a.grid_l2_last = tuned.grid_l2_last;
   a.grid_reg_rows = tuned.grid_reg_rows;
   a.grid_min_bytes = tuned.grid_min_bytes;
+  a.res_form = tuned.res_form;
+  a.res_forward = tuned.res_forward;
+  a.res_block_kb = tuned.res_block_kb;
+  a.res_bufs_max = tuned.res_bufs_max;
+  a.res_pieces = tuned.res_pieces;
+  a.res_threads = tuned.res_threads;
+  a.res_cmax = tuned.res_cmax;
+  a.res_log = tuned.res_log;
 }
 
 NormArgs make_geometry(const graph::Graph &g) {
@@ -329,6 +348,7 @@ NormArgs make_geometry(const graph::Graph &g) {
   apply_tuning(a);
   plan_normalization_persistent(a);
   plan_normalization_grid(a);
+  plan_normalization_resident(a);
   return a;
 }
 

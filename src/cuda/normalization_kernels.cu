@@ -1169,6 +1169,7 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
   const dim3 grid = rows ? dim3(static_cast<unsigned>(a.groups), static_cast<unsigned>(a.splits))
                          : dim3(static_cast<unsigned>((a.groups + int64_t{a.cols_bx} * V - 1) / (int64_t{a.cols_bx} * V)),
                                 static_cast<unsigned>(a.splits));
+  if (launch_normalization_resident(a, s)) return true;
   if (try_rows_cluster<S, C, V>(a, s)) return true;
   const size_t shared = rows ? 0 : 2 * static_cast<size_t>(kFastThreads) * V * sizeof(C);
   const bool pdl = a.pdl && pdl_supported();  // not for the first kernel: it reads what came before the call
@@ -1302,6 +1303,10 @@ int cols_blocks_per_sm() {
 }
 
 }  // namespace
+
+int normalization_cluster_slots(const void *kernel, int cs, int threads, size_t smem) {
+  return cluster_slots(kernel, cs, threads, smem);
+}
 
 int normalization_cols_blocks_per_sm(cudnnDataType_t t) {
   switch (t) {

@@ -8,6 +8,7 @@
 #include <cudnn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct Case {
   std::vector<int64_t> dims;
   std::string text;
   bool force_nhwc = false;  // big cases: NHWC always (else a coin picks)
+  bool force_nchw = false;  // big cases: NCHW always
 };
 
 Case random_case(Rng &rng, int max_elems = 1500) {
@@ -108,6 +110,31 @@ Case huge_case(Rng &rng) {
   return c;
 }
 
+// resident: packed NCHW, float, half or bfloat16, channels of 60-400 KB
+// (x alone) in planes of random size (H*W a multiple of 8), about 20 MB of
+// x on a GPU handle: the CUDA engine's resident cluster form (backward; the
+// forward with FREEDNN_NORM_TUNE=rfwd, else its older cluster kernel) runs with 2-16
+// blocks per channel (one or two channels per block), block slices ending
+// inside planes, a shorter last block, and more channels than resident
+// clusters (each walks several, its buffers refilled). A few channels of
+// the same shapes on the CPU.
+Case resident_case(Rng &rng) {
+  Case c;
+  c.t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16});
+  c.mode = rng.coin(0.5) ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  c.per_activation = false;
+  c.force_nchw = true;
+  const int64_t esize = c.t == CUDNN_DATA_FLOAT ? 4 : 2;
+  const int64_t channel_bytes = rng.integer(60, 400) * 1024;
+  const int64_t w = 8 * rng.integer(1, 6), h = rng.integer(2, 40);
+  const int64_t n = (channel_bytes + h * w * esize - 1) / (h * w * esize);
+  const int64_t ch = gpu_mode() ? std::max<int64_t>(8, (int64_t{20} << 20) / (n * h * w * esize)) : 3;
+  c.dims = {n, ch, h, w};
+  c.text = std::string(type_name(c.t)) + " resident NCHW mode " + std::to_string(static_cast<int>(c.mode)) + " dims";
+  for (int64_t d : c.dims) c.text += " " + std::to_string(d);
+  return c;
+}
+
 // A tensor with x's strides and random values in [lo, hi].
 HostTensor same_layout(Rng &rng, const HostTensor &x, double lo, double hi) {
   HostTensor t = make_tensor(x.dtype, x.dims, x.strides);
@@ -116,8 +143,8 @@ HostTensor same_layout(Rng &rng, const HostTensor &x, double lo, double hi) {
 }
 
 HostTensor big_layout(Rng &rng, cudnnDataType_t t, const std::vector<int64_t> &dims, double lo, double hi,
-                      bool force_nhwc = false) {
-  const bool nchw = rng.coin(0.5) && !force_nhwc;
+                      bool force_nhwc = false, bool force_nchw = false) {
+  const bool nchw = force_nchw || (rng.coin(0.5) && !force_nhwc);
   HostTensor x = make_tensor(t, dims, packed_strides(dims, nchw ? Layout::nchw : Layout::nhwc));
   fill_random(x, rng, lo, hi);
   return x;
@@ -140,11 +167,22 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
 
 enum class Api { legacy, ex, generic };
 
-void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {  // big: 1 big_case, 2 many channels, 3 wide, 4 huge
+// big: 1 big_case, 2 many channels, 3 wide, 4 huge, 5 resident
+Case pick_case(Rng &rng, int big) {
+  switch (big) {
+    case 5: return resident_case(rng);
+    case 4: return huge_case(rng);
+    case 3: return wide_case(rng);
+    case 0: return random_case(rng);
+    default: return big_case(rng, big == 2);
+  }
+}
+
+void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big == 4 ? huge_case(rng) : big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = pick_case(rng, big);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -156,7 +194,7 @@ void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
     HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
     HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
@@ -265,7 +303,7 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   for (int it = 0; it < iterations; ++it) {
-    Case c = big == 4 ? huge_case(rng) : big == 3 ? wide_case(rng) : big ? big_case(rng, big == 2) : random_case(rng);
+    Case c = pick_case(rng, big);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
     NormRefAct act;
@@ -277,7 +315,7 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
       act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
       if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
     }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
     const auto other = [&](double lo, double hi) { return big ? same_layout(rng, x, lo, hi) : like(rng, x, lo, hi); };
     HostTensor dy = other(-2, 2), dx = other(-2, 2), z = other(-1, 1), y = other(0, 1);
     HostTensor dz = other(0, 1);
@@ -430,6 +468,12 @@ TEST(BatchNormBackward, WideNhwcPacked) { run_backward(Api::legacy, 528, 1, 3); 
 TEST(BatchNormForwardTraining, HugeNhwcPacked) { run_forward_training(Api::legacy, 529, 1, 4); }
 TEST(BatchNormBackward, HugeNhwcPacked) { run_backward(Api::legacy, 530, 1, 4); }
 TEST(BatchNormBackwardEx, HugeNhwcPackedFused) { run_backward(Api::ex, 532, 1, 4); }
+// Packed NCHW channels of 60-400 KB: the CUDA engine's resident cluster form
+// (forward: with FREEDNN_NORM_TUNE=rfwd) and its cluster kernels.
+TEST(BatchNormForwardTraining, ResidentNchw) { run_forward_training(Api::legacy, 533, 3, 5); }
+TEST(BatchNormForwardTrainingEx, ResidentNchwFused) { run_forward_training(Api::ex, 534, 2, 5); }
+TEST(BatchNormBackward, ResidentNchw) { run_backward(Api::legacy, 535, 2, 5); }
+TEST(BatchNormBackwardEx, ResidentNchwFused) { run_backward(Api::ex, 536, 2, 5); }
 
 // ---- Inference ------------------------------------------------------------------
 
