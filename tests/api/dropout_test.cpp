@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <vector>
 
 #include "common/buffer.hpp"
@@ -363,4 +364,128 @@ TEST(DropoutBadInput, EveryEntryPoint) {
                         fn, "INT32");
   }
   EXPECT_EQ(cudnnDestroyDropoutDescriptor(d), CUDNN_STATUS_SUCCESS);
+}
+
+namespace {
+
+// Packed strides of dims laid out in `order` (innermost dim first).
+std::vector<int64_t> strides_in_order(const std::vector<int64_t> &dims, const std::vector<int> &order) {
+  std::vector<int64_t> s(dims.size());
+  int64_t next = 1;
+  for (int d : order) {
+    s[static_cast<size_t>(d)] = next;
+    next *= dims[static_cast<size_t>(d)];
+  }
+  return s;
+}
+
+// Forward on h with a reserve image poisoned first; returns y (poisoned first).
+HostTensor forward_poisoned(cudnnHandle_t h, const Dropout &dr, const HostTensor &x, HostTensor y,
+                            std::vector<uint8_t> &reserve) {
+  poison(y);
+  TensorDesc xd(x), yd(y);
+  Buffer xb = upload(x), yb = upload(y), rb(reserve_size(x));
+  const std::vector<uint8_t> junk(rb.size(), 0xa5);
+  rb.upload(junk.data(), junk.size());
+  EXPECT_EQ(cudnnDropoutForward(h, dr.d, xd, xb.get(), yd, yb.get(), rb.get(), rb.size()), CUDNN_STATUS_SUCCESS)
+      << last_error();
+  download(yb, y);
+  reserve = rb.download();
+  return y;
+}
+
+HostTensor backward_poisoned(cudnnHandle_t h, const Dropout &dr, const HostTensor &dy, HostTensor dx,
+                             const std::vector<uint8_t> &reserve) {
+  poison(dx);
+  TensorDesc dyd(dy), dxd(dx);
+  Buffer dyb = upload(dy), dxb = upload(dx), rb(reserve.size());
+  rb.upload(reserve.data(), reserve.size());
+  EXPECT_EQ(cudnnDropoutBackward(h, dr.d, dyd, dyb.get(), dxd, dxb.get(), rb.get(), rb.size()), CUDNN_STATUS_SUCCESS)
+      << last_error();
+  download(dxb, dx);
+  return dx;
+}
+
+// Bit-identical logical values (a NaN, e.g. an unwritten poisoned element,
+// never matches).
+::testing::AssertionResult same_values(const HostTensor &got, const HostTensor &want) {
+  const std::vector<double> g = got.values(), w = want.values();
+  if (g.size() != w.size()) return ::testing::AssertionFailure() << "sizes " << g.size() << " / " << w.size();
+  int64_t bad = 0, first = -1;
+  for (size_t i = 0; i < g.size(); ++i)
+    if (!(g[i] == w[i]) || std::signbit(g[i]) != std::signbit(w[i])) {
+      if (first < 0) first = static_cast<int64_t>(i);
+      ++bad;
+    }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << g.size() << " elements differ, first at logical " << first
+                                       << ": " << g[static_cast<size_t>(first)] << " vs "
+                                       << w[static_cast<size_t>(first)];
+}
+
+}  // namespace
+
+// Dense tensors whose memory order is a permutation of the logical order
+// (NHWC, NDHWC, N innermost, a memory order splitting the batch dims; on the
+// GPU dropout_tiled_kernel) against the same logical data packed NCHW: the
+// same reserve-space image (masks in logical order), bit-identical y, and
+// backward through either reserve gives bit-identical dx. Extents around the
+// tiles (C and HW not multiples of 32 / 64, C below a vector, tensors with
+// no batch dim or two), extent-1 dims, 16-bit types, poisoned outputs and
+// reserves, in-place, a second call (the next offset), and a batch too large
+// for the tiled grid (the per-element path).
+TEST(DropoutForward, PermutedDenseLayoutsMatchPackedNchw) {
+  EngineHandle h;
+  Rng rng(test_seed(306));
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int> order;  // innermost first
+  };
+  const std::vector<Case> cases = {
+      {{2, 37, 5, 7}, {1, 3, 2, 0}},         {{3, 72, 9, 15}, {1, 3, 2, 0}},     {{1, 256, 8, 8}, {1, 3, 2, 0}},
+      {{2, 3, 11, 13}, {1, 3, 2, 0}},        {{2, 96, 40, 40}, {1, 3, 2, 0}},    {{2, 40, 3, 5, 7}, {1, 4, 3, 2, 0}},
+      {{1, 65, 2, 33, 3}, {1, 4, 3, 2, 0}},  {{33, 5, 6, 7}, {0, 3, 2, 1}},      {{6, 40, 7, 9}, {1, 3, 0, 2}},
+      {{1, 48, 1, 50}, {1, 3, 2, 0}},        {{70000, 3, 1, 2}, {1, 3, 2, 0}}};
+  for (cudnnDataType_t t : kTypes) {
+    for (const Case &c : cases) {
+      std::ostringstream what;
+      what << type_name(t) << " dims";
+      for (int64_t d : c.dims) what << ' ' << d;
+      SCOPED_TRACE(what.str());
+      HostTensor xn = make_tensor(t, c.dims, packed_strides(c.dims, Layout::nchw));
+      fill_random(xn, rng, -4, 4);
+      HostTensor xp = make_tensor(t, c.dims, strides_in_order(c.dims, c.order));
+      xp.set_values(xn.values());
+      const int64_t n = xn.elements();
+      const unsigned long long seed = rng.next();
+      Dropout dn(h.h, 0.4f, seed), dp(h.h, 0.4f, seed);
+      for (uint64_t call = 0; call < 2; ++call) {
+        std::vector<uint8_t> rn, rp;
+        const HostTensor yn = forward_poisoned(h.h, dn, xn, xn, rn);
+        const HostTensor yp = forward_poisoned(h.h, dp, xp, xp, rp);
+        EXPECT_EQ(rp, rn) << "reserve images, call " << call;
+        const std::vector<bool> keep = dropout_keep_mask(seed, call, n, 0.4f);
+        EXPECT_EQ(unpack_mask_bits(rp, n), keep) << "call " << call;
+        EXPECT_TRUE(same_values(yp, yn)) << "forward, call " << call;
+        EXPECT_TRUE(matches(yp, dropout_expect(xp, keep, 0.4f, t))) << "forward, call " << call;
+        if (call == 1) {
+          HostTensor dyn = make_tensor(t, c.dims, packed_strides(c.dims, Layout::nchw));
+          fill_random(dyn, rng, -4, 4);
+          HostTensor dyp = xp;
+          dyp.set_values(dyn.values());
+          const HostTensor dxn = backward_poisoned(h.h, dn, dyn, dyn, rn);
+          const HostTensor dxp = backward_poisoned(h.h, dp, dyp, dyp, rn);
+          EXPECT_TRUE(same_values(dxp, dxn)) << "backward";
+          EXPECT_TRUE(matches(dxp, dropout_expect(dyp, keep, 0.4f, t))) << "backward";
+        }
+      }
+      // In place on the permuted tensor, the third call (offset 2).
+      TensorDesc xd(xp);
+      Buffer xb = upload(xp), rb(reserve_size(xp));
+      ASSERT_EQ(cudnnDropoutForward(h.h, dp.d, xd, xb.get(), xd, xb.get(), rb.get(), rb.size()), CUDNN_STATUS_SUCCESS);
+      HostTensor inplace = xp;
+      download(xb, inplace);
+      EXPECT_TRUE(matches(inplace, dropout_expect(xp, dropout_keep_mask(seed, 2, n, 0.4f), 0.4f, t))) << "in place";
+    }
+  }
 }

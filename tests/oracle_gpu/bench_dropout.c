@@ -1,8 +1,8 @@
-/* Bandwidth of cudnnDropoutForward and cudnnDropoutBackward on a large f32
- * tensor (64M elements, p = 0.5), in both libraries (scripts/gpu-check.sh puts
- * them side by side with the copy ceiling of bench_tensor_ops). Bytes count
- * x read, y written and the reserve space written (forward) or read
- * (backward) once; NVIDIA's reserve is the same size as ours. */
+/* Bandwidth of cudnnDropoutForward and cudnnDropoutBackward on large tensors
+ * (64M elements, p = 0.5; packed NCHW and channels-last), in both libraries
+ * (scripts/gpu-check.sh puts them side by side with the copy ceiling of
+ * bench_tensor_ops). Bytes count x read, y written and the reserve space
+ * written (forward) or read (backward) once; NVIDIA's reserve is the same size as ours. */
 #include "bench_common.h"
 
 /* ---- the measured calls ---- */
@@ -22,11 +22,13 @@ static void run_bwd(void *p) {
   last_status = cudnnDropoutBackward(handle, c->d, c->x->desc, c->x->dev, c->y->desc, c->y->dev, c->reserve, c->rs);
 }
 
-static void bench_case(const char *name, cudnnDataType_t t, int channels_last) {
-  int dims[4] = {64, 256, 64, 64};
+static void bench_case(const char *name, cudnnDataType_t t, int nb, const int *dims, int channels_last) {
+  /* BENCH_ONLY=<substring>: only the cases whose name contains it. */
+  const char *only = getenv("BENCH_ONLY");
+  if (only != NULL && *only != '\0' && strstr(name, only) == NULL) return;
   OTensor x, y;
-  otensor_packed(&x, t, 4, dims, channels_last);
-  otensor_packed(&y, t, 4, dims, channels_last);
+  otensor_packed(&x, t, nb, dims, channels_last);
+  otensor_packed(&y, t, nb, dims, channels_last);
   otensor_fill(&x, 0.25, 2.0);
   DropCtx c = {NULL, &x, &y, NULL, 0};
   size_t states_size = 0;
@@ -52,9 +54,17 @@ static void bench_case(const char *name, cudnnDataType_t t, int channels_last) {
 
 int main(void) {
   bench_setup(77);
-  bench_case("f32", CUDNN_DATA_FLOAT, 0);
-  bench_case("f16", CUDNN_DATA_HALF, 0);
-  bench_case("f32.nhwc", CUDNN_DATA_FLOAT, 1);
+  const int d4[4] = {64, 256, 64, 64};
+  /* Channels-last with C and H * W off the tiles of the permuted-layout
+   * kernel (200 = 6 * 32 + 8, 2500 = 39 * 64 + 4, rows not on mask words),
+   * and 5-d channels-last (NDHWC). */
+  const int odd[4] = {128, 200, 50, 50}, d5[5] = {16, 256, 16, 32, 32};
+  bench_case("f32", CUDNN_DATA_FLOAT, 4, d4, 0);
+  bench_case("f16", CUDNN_DATA_HALF, 4, d4, 0);
+  bench_case("f32.nhwc", CUDNN_DATA_FLOAT, 4, d4, 1);
+  bench_case("f16.nhwc", CUDNN_DATA_HALF, 4, d4, 1);
+  bench_case("f32.nhwc.odd", CUDNN_DATA_FLOAT, 4, odd, 1);
+  bench_case("f32.ndhwc", CUDNN_DATA_FLOAT, 5, d5, 1);
   cudnnDestroy(handle);
   return 0;
 }
