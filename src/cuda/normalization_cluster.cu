@@ -265,28 +265,7 @@ __global__ void __launch_bounds__(T, 1024 / T) rows_resident(NormArgs a, uint32_
       if (lane == 0) {
         const C shift = rec[i % 3][0], scale = rec[i % 3][1];
         if constexpr (NT == 1) {
-          const C bias = rec[i % 3][2];
-          const C n = C(a.count);
-          const C dm = t[0] / n;
-          const C mean = shift + dm;
-          const C var = max(t[1] / n - dm * dm, C(0));
-          const C inv = C(1) / sqrt(var + C(a.epsilon));
-          coef[0] = scale * inv;
-          coef[1] = bias - mean * scale * inv;
-          if (rank == 0) {
-            if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
-            if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
-            const C f = C(a.factor);
-            if (a.stat[kSRmIn]) {
-              const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-              static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
-            }
-            if (a.stat[kSRvIn]) {
-              const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
-              static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] =
-                  (C(1) - f) * prior + f * var * C(a.unbias);
-            }
-          }
+          forward_channel<C>(a, k, t, C(a.count), shift, scale, rec[i % 3][2], rank == 0, coef);
         } else {
           backward_channel<C>(a, k, t, C(a.count), shift, scale, rank == 0, coef);
         }

@@ -1,6 +1,7 @@
 // Device helpers shared by the normalization kernels
-// (cuda/normalization_kernels.cu, cuda/normalization_persistent.cu):
-// statistics offsets, 16-byte vectors of the fast forms, and the per-vector
+// (cuda/normalization_kernels.cu, _persistent.cu, _cluster.cu): statistics
+// offsets, the per-channel steps of batch-norm training (forward_channel,
+// backward_channel), 16-byte vectors of the fast forms, and the per-vector
 // apply steps of forward (y, mask) and backward (dx, dz).
 #pragma once
 
@@ -44,6 +45,35 @@ __device__ inline void stst(const NormArgs &a, int j, uint32_t k, C v) {
   const int64_t o = stat_offset(a, j, k);
   if ((a.stat_double >> j) & 1u) static_cast<double *>(a.stat[j])[o] = static_cast<double>(v);
   else static_cast<float *>(a.stat[j])[o] = static_cast<float>(v);
+}
+
+// Batch-norm training forward, one channel k, from the sums over its m
+// elements t = {sum (x - shift), sum (x - shift)^2}: the coefficients of
+// y = coef[0] x + coef[1], and, when `write` (one block of the channel's),
+// the saved mean and 1/std and the running mean and variance (exponential
+// average by a.factor, the variance unbiased by a.unbias). The statistics
+// are of the compute type, as backward_channel reads and writes them.
+template <class C>
+__device__ inline void forward_channel(const NormArgs &a, uint32_t k, const C *t, C m, C shift, C scale, C bias,
+                                       bool write, C coef[2]) {
+  const C dm = t[0] / m;
+  const C mean = shift + dm;
+  const C var = max(t[1] / m - dm * dm, C(0));
+  const C inv = C(1) / sqrt(var + C(a.epsilon));
+  coef[0] = scale * inv;
+  coef[1] = bias - mean * scale * inv;
+  if (!write) return;
+  if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
+  if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
+  const C f = C(a.factor);
+  if (a.stat[kSRmIn]) {
+    const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
+    static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
+  }
+  if (a.stat[kSRvIn]) {
+    const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
+    static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
+  }
 }
 
 // Batch-norm backward, one channel k, from the sums over its m elements

@@ -888,26 +888,8 @@ __global__ void __launch_bounds__(T, 1024 / T) rows_train_cluster(NormArgs a) {
         tq += __shfl_down_sync(0xffffffffu, tq, o);
       }
       if (threadIdx.x == 0) {
-        const C n = C(a.count);
-        const C dm = ts / n;
-        const C mean = shift + dm;
-        const C var = max(tq / n - dm * dm, C(0));
-        const C inv = C(1) / sqrt(var + C(a.epsilon));
-        coef[0] = scale * inv;
-        coef[1] = bias - mean * scale * inv;
-        if (rank == 0) {
-          if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
-          if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
-          const C f = C(a.factor);
-          if (a.stat[kSRmIn]) {
-            const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-            static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
-          }
-          if (a.stat[kSRvIn]) {
-            const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
-            static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] = (C(1) - f) * prior + f * var * C(a.unbias);
-          }
-        }
+        const C t[2] = {ts, tq};
+        forward_channel<C>(a, k, t, C(a.count), shift, scale, bias, rank == 0, coef);
       }
     }
     cluster.sync();  // the parts were read (peers may exit) and coef is set

@@ -276,26 +276,7 @@ __global__ void __launch_bounds__(kPersThreads, (COLS && BWD && V == 8) ? 1 : 2)
       if (lane == 0) {
         const C m = C(a.count);
         if constexpr (!BWD) {
-          const C dm = t[0] / m;
-          const C mean = shift + dm;
-          const C var = max(t[1] / m - dm * dm, C(0));
-          const C inv = C(1) / sqrt(var + C(a.epsilon));
-          coef[kk][0] = scale * inv;
-          coef[kk][1] = bias - mean * scale * inv;
-          if (b == 0) {
-            if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
-            if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;
-            const C f = C(a.factor);
-            if (a.stat[kSRmIn]) {
-              const C prior = ldp<C>(a.stat[kSRmIn], stat_offset(a, kSRmIn, k));
-              static_cast<C *>(a.stat[kSRmOut])[stat_offset(a, kSRmOut, k)] = (C(1) - f) * prior + f * mean;
-            }
-            if (a.stat[kSRvIn]) {
-              const C prior = ldp<C>(a.stat[kSRvIn], stat_offset(a, kSRvIn, k));
-              static_cast<C *>(a.stat[kSRvOut])[stat_offset(a, kSRvOut, k)] =
-                  (C(1) - f) * prior + f * var * C(a.unbias);
-            }
-          }
+          forward_channel<C>(a, k, t, m, shift, scale, bias, b == 0, coef[kk]);
         } else {
           backward_channel<C>(a, k, t, m, shift, scale, b == 0, coef[kk]);
         }
