@@ -943,6 +943,9 @@ const LrnTune &lrn_tune() {
     r.v8 = has("v8");
     r.noftz = has("noftz");
     r.divrows = has("divrows");
+    r.noalt = has("noalt");
+    r.lb8 = has("lb8");
+    r.pf12 = has("pf12");
     for (int c : {16, 32, 64})
       if (has(("c" + std::to_string(c)).c_str())) r.chunk = c;
     return r;

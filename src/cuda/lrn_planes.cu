@@ -170,6 +170,90 @@ __global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(L
   }
 }
 
+// planes_forward_var: planes_forward with every odd chunk of channels
+// walked from its last channel down (the default for 16-byte accesses;
+// FREEDNN_LRN_TUNE=noalt runs planes_forward), MINB blocks per SM for
+// __launch_bounds__ and a ring of D slots with PF accesses in flight.
+// Neighbouring chunks share 2 x (BEHIND + AHEAD) halo channels. Walked the
+// same way, one chunk reads them at its start and the other at its end, a
+// block's lifetime apart, and the second read missed L2: ncu of NCHW f16
+// 32x256x56x56 n = 5 (51.4 MB of x) counted 55.8 MB of DRAM reads. Walked in
+// opposite directions, both chunks read them at about the same time: 51.4
+// MB, 41.1 -> 39.6 us. The reversed walk sums the window in ascending
+// channel order too (j from N - 1 down): the same bits. H100, same run, of
+// copy (x cuDNN 9.19), old -> alternating: f16 NCHW 0.70-0.72 (2.80-2.88)
+// -> 0.74-0.76 (2.98-3.04), f32 NCHW 0.82-0.83 -> 0.85-0.86. Measured and
+// left as words: "lb8" (8 blocks per SM, 64 registers: 0.74 with the
+// alternation, 0.71 without), "pf12" (16 slots, 12 in flight: 0.74); chunks
+// of 32 channels ("c32", 1.2 waves) 0.66.
+template <bool REV, class T, int V, int BEHIND, int AHEAD, int D, int PF>
+__device__ __forceinline__ void planes_forward_walk(const LrnArgs &a, const PlaneWork &w, const T *x, T *y,
+                                                    const unsigned char *ring_base) {
+  using L = Lanes<T, V>;
+  constexpr int N = BEHIND + AHEAD + 1;
+  static_assert(PF < D, "a slot is refilled only after its read");
+  const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1], C_ = a.dims[1];
+  // Access i: x at channel c0 - BEHIND + i (REV: c1 - 1 + AHEAD - i), into slot i % D.
+  const int loads = static_cast<int>(w.c1 - w.c0) + N - 1;
+  const PlaneRing<L> ring(ring_base);
+  auto issue = [&](int i) {
+    if (i < loads) {
+      const int64_t c = REV ? w.c1 - 1 + AHEAD - i : w.c0 - BEHIND + i;
+      const bool ok = c >= 0 && c < C_;
+      cp_async_ordered<sizeof(L)>(ring.slot_addr(i % D), ok ? x + c * xs : x, ok);
+    }
+    cp_async_commit_ordered();
+  };
+#pragma unroll
+  for (int i = 0; i < PF; ++i) issue(i);
+  const float k = a.kf, al = a.af, beta = a.betaf, blend_alpha = a.blend_alpha_f, blend_beta = a.blend_beta_f;
+  const int kind = a.kind;
+  float xw[N][V] = {};
+  for (int i = 0; i < loads; ++i) {
+    issue(i + PF);
+    cp_async_wait_ordered<PF>();
+    const L v = ring.slot(i % D);
+#pragma unroll
+    for (int j = 0; j + 1 < N; ++j)
+#pragma unroll
+      for (int e = 0; e < V; ++e) xw[j][e] = xw[j + 1][e];
+    to_floats<T, V>(v, xw[N - 1]);
+    if (i < N - 1) continue;
+    // Forward: xw[j] is channel c - BEHIND + j; REV: c + AHEAD - j.
+    float out[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int jj = 0; jj < N; ++jj) {
+        const int j = REV ? N - 1 - jj : jj;
+        acc += xw[j][e] * xw[j][e];
+      }
+      out[e] = k + al * acc;
+    }
+    neg_pow_all<V>(out, beta, kind);
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = xw[REV ? AHEAD : BEHIND][e] * out[e];
+    const int64_t c = REV ? w.c1 - 1 - (i - (N - 1)) : w.c0 + i - (N - 1);
+    store_blended<T, V>(y + c * ys, out, blend_alpha, blend_beta);
+  }
+}
+
+template <class T, int V, int BEHIND, int AHEAD, int MINB, int D, int PF>
+__global__ void __launch_bounds__(kPlaneThreads, MINB)
+    planes_forward_var(LrnArgs a, int64_t vpos, int chunk, int alt) {
+  extern __shared__ __align__(16) unsigned char lrn_planes_ring[];
+  PlaneWork w;
+  if (!plane_work(a, vpos, chunk, w)) return;
+  const Offsets off = position_offsets(a, w.vp * V);
+  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
+  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
+  if (alt && ((w.c0 / chunk) & 1))
+    planes_forward_walk<true, T, V, BEHIND, AHEAD, D, PF>(a, w, x, y, lrn_planes_ring);
+  else
+    planes_forward_walk<false, T, V, BEHIND, AHEAD, D, PF>(a, w, x, y, lrn_planes_ring);
+}
+
 // dx(c) = q(c) - 2 a beta x(c) sum_{j = c - AHEAD}^{c + BEHIND} r(j),
 // q(j) = dy(j) P(j), r(j) = dy(j) x(j) P(j) / S(j), P = S^-beta,
 // S(j) = k + a sum_{i = j - BEHIND}^{j + AHEAD} x(i)^2 (y recomputed from x, as cuDNN does).
@@ -276,6 +360,27 @@ void launch_planes(const LrnArgs &a, int64_t vpos, int chunk, cudaStream_t s) {
     planes_backward<T, V, BEHIND, AHEAD><<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk);
     check_launch("lrn planes_backward");
   } else {
+    const LrnTune &tune = lrn_tune();
+    if constexpr (sizeof(Lanes<T, V>) == 16) {
+      if (!tune.noalt || tune.lb8 || tune.pf12) {
+        const int alt = tune.noalt ? 0 : 1;
+        if (tune.pf12) {
+          constexpr size_t smem = 16 * slot;
+          planes_forward_var<T, V, BEHIND, AHEAD, kFwdMinBlocks, 16, 12>
+              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
+        } else if (tune.lb8) {
+          constexpr size_t smem = kFwdSlots * slot;
+          planes_forward_var<T, V, BEHIND, AHEAD, 8, kFwdSlots, kFwdAhead>
+              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
+        } else {
+          constexpr size_t smem = kFwdSlots * slot;
+          planes_forward_var<T, V, BEHIND, AHEAD, kFwdMinBlocks, kFwdSlots, kFwdAhead>
+              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
+        }
+        check_launch("lrn planes_forward_var");
+        return;
+      }
+    }
     constexpr size_t smem = kFwdSlots * slot;
     planes_forward<T, V, BEHIND, AHEAD><<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk);
     check_launch("lrn planes_forward");

@@ -45,7 +45,14 @@ static void run_div_bwd(void *p) {
                                                    c->dm ? c->dm->dev : NULL);
 }
 
+/* BENCH_ONLY=<substring>: only the cases whose name contains it. */
+static int selected(const char *name) {
+  const char *only = getenv("BENCH_ONLY");
+  return only == NULL || *only == '\0' || strstr(name, only) != NULL;
+}
+
 static void bench_lrn(const char *name, cudnnDataType_t t, const int *dims, int channels_last, unsigned n) {
+  if (!selected(name)) return;
   OTensor x, y, dy, dx;
   otensor_packed(&x, t, 4, dims, channels_last);
   otensor_packed(&y, t, 4, dims, channels_last);
@@ -71,6 +78,7 @@ static void bench_lrn(const char *name, cudnnDataType_t t, const int *dims, int 
 }
 
 static void bench_div(const char *name, cudnnDataType_t t, const int *dims, int with_means, unsigned n) {
+  if (!selected(name)) return;
   OTensor x, y, dy, dx, m, dm, t1, t2;
   otensor_packed(&x, t, 4, dims, 0);
   otensor_packed(&y, t, 4, dims, 0);
