@@ -165,7 +165,14 @@ __global__ void __launch_bounds__(kThreads) dropout_wide_kernel(DropoutArgs a, C
 // 16x256x16x32x32 0.14 -> 0.91 / 0.95, NHWC 128x200x50x50 (rows off the mask
 // words: 3 Philox blocks a thread instead of 2) 0.14 -> 0.72 / 0.93; f16
 // NHWC 0.07 -> 0.54 / 0.59 (instruction-bound: ncu SM 71 %, DRAM 39 %).
-template <class S, class C, int TB, int TA>
+// PRE (backward's default; FREEDNN_DROPOUT_TUNE=nobpre turns it off):
+// every live mask-word load of the thread is issued before the first byte
+// store to the tile (the generic mask pointer may alias shared memory, so
+// nvcc kept each load after the stores before it). H100, same run, of copy
+// (x cuDNN 9.19), backward old -> PRE: f16 NHWC 64x256x64x64 0.60-0.61
+// (9.0-9.2) -> 0.65-0.66 (9.8-9.9); f32 NHWC 128x200x50x50 0.94-0.95 ->
+// 0.98; f32 NHWC 64x256x64x64 0.96-0.97 either way.
+template <class S, class C, int TB, int TA, bool PRE = false>
 __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, C scale, bool vec) {
   constexpr int V = static_cast<int>(16 / sizeof(S));
   constexpr int kRowThreads = TB / V, kRowsPerPass = kThreads / kRowThreads, kPasses = TA / kRowsPerPass;
@@ -232,6 +239,20 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
     seed = *a.seed;
     offset = *a.offset;
   }
+  uint32_t pre[PRE ? TB / kWordRows : 1][PRE ? kWordsPerRow : 1];
+  if constexpr (PRE) {
+#pragma unroll
+    for (int pass = 0; pass < TB / kWordRows; ++pass) {
+      const int r = pass * kWordRows + static_cast<int>(threadIdx.x / 8);
+      const int64_t s = base_logical + r * t.b_logical;
+      const int64_t w_first = s >> 5, w_last = (s + a_count - 1) >> 5;
+#pragma unroll
+      for (int k = 0; k < kWordsPerRow; ++k) {
+        const int64_t w = w_first + k;
+        pre[pass][k] = !a.forward && r < b_count && w <= w_last ? __ldg(a.mask + w) : 0u;
+      }
+    }
+  }
 #pragma unroll
   for (int pass = 0; pass < TB / kWordRows; ++pass) {
     const int r = pass * kWordRows + static_cast<int>(threadIdx.x / 8);
@@ -253,7 +274,8 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
         word |= __shfl_xor_sync(0xffffffffu, word, 4);
         if (live && q == 0) a.mask[w] = word;
       } else if (live) {
-        nibble = (a.mask[w] >> (4 * q)) & 0xfu;
+        if constexpr (PRE) nibble = (pre[pass][k] >> (4 * q)) & 0xfu;
+        else nibble = (a.mask[w] >> (4 * q)) & 0xfu;
       }
       if (!live) continue;
       const int first = static_cast<int>(32 * w - s) + 4 * q;  // row position of the lane's first element
@@ -318,6 +340,7 @@ __global__ void advance_offset_kernel(uint64_t *offset) { *offset += 1; }
 struct DropoutTune {
   bool old = false;
   bool notile = false;
+  bool nobpre = false;
   int elements = 0;  // 0: the default per type
 };
 const DropoutTune &dropout_tune() {
@@ -325,6 +348,7 @@ const DropoutTune &dropout_tune() {
     DropoutTune r;
     r.old = env_has_word("FREEDNN_DROPOUT_TUNE", "old");
     r.notile = env_has_word("FREEDNN_DROPOUT_TUNE", "notile");
+    r.nobpre = env_has_word("FREEDNN_DROPOUT_TUNE", "nobpre");
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e8")) r.elements = 8;
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e16")) r.elements = 16;
     return r;
@@ -358,7 +382,10 @@ bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
   bool vec = aligned_to(a.x.ptr, 16) && aligned_to(a.y.ptr, 16) && t.a_stride % V == 0;
   for (int d = 0; d < t.batch_rank; ++d) vec = vec && t.batch_stride[d] % V == 0;
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
-  dropout_tiled_kernel<S, C, TB, TA><<<grid, kThreads, 0, stream>>>(a, scale, vec);
+  if (!a.forward && !dropout_tune().nobpre)
+    dropout_tiled_kernel<S, C, TB, TA, true><<<grid, kThreads, 0, stream>>>(a, scale, vec);
+  else
+    dropout_tiled_kernel<S, C, TB, TA><<<grid, kThreads, 0, stream>>>(a, scale, vec);
   check_launch("dropout_tiled_kernel");
   return true;
 }
