@@ -23,7 +23,7 @@
 //
 // Blocking: a thread owns a range of NR-channel tiles. For one tile and one
 // group of up to kGroupPixels output pixels, the partial sums (pixels x NR x
-// 16 lanes, up to 24 KB) stay in L1 while every tap and chunk of channels
+// 8 lanes, up to 24 KB) stay in L1 while every tap and chunk of channels
 // adds into them: the tap's NR filter rows (NR x 2 KB at C = 512) stay in L1
 // across the group's pixel tiles, and only the input rows come from L2.
 // The threads never wait for each other until the end of the call (one
@@ -87,7 +87,7 @@ using Dir = graph::ConvDirection;
 
 constexpr int kMR = 4;                 // output pixels of one tile
 constexpr int kNR = 6;                 // output channels of one tile
-constexpr int64_t kGroupPixels = 64;   // pixels whose partial sums stay in L1: 64 x 6 x 64 B = 24 KB
+constexpr int64_t kGroupPixels = 128;  // pixels whose partial sums stay in L1: 128 x 6 x 32 B = 24 KB
 constexpr int64_t kChunk = 768;        // floats of one pass over a group's pixel tiles (filter: 6 x 3 KB in L1)
 // Below this many input channels a row of taps makes one dot product (see
 // the segments in NhwcDotPlan): 256x14x14 batch 1 goes from 0.76 to 0.80 of
@@ -118,6 +118,14 @@ constexpr int64_t kMinAutoFilterToActivations = 16;
 constexpr int64_t kMinAutoFilterToActivations = 4;
 #endif
 constexpr int kLanes = 16;
+// A partial sum kept between tile calls: its vector's two halves added (8
+// floats; a call's first loads zero-extend them), so that a group's sums take
+// half the L1 and twice the pixels share one read of the filter (the
+// twentieth session, Zen 4 guest with a 32 KB L1, 16 lanes and 64-pixel
+// groups -> 8 lanes and 128: 512x7x7 3x3 batch 1, one thread 1.88-1.90 ->
+// 1.85-1.87 ms; batch 2, two threads 1.885-1.899 -> 1.823-1.827 ms, 0.88-0.91
+// -> 0.91-0.93 of oneDNN; batch 1 with two threads within the noise, 0.86-0.89).
+constexpr int kPartLanes = 8;
 
 // One output pixel of a group that a tap reaches: its index in the group and
 // the offset (floats) of the input row x[n][ih][iw][0] the tap reads for it.
@@ -144,8 +152,9 @@ FDNN_DOT_AVX512 void dot_tile(float *part, const TapPixel *e, const float *x, co
   float *pp[MR];
   for (int i = 0; i < MR; ++i) {
     xp[i] = x + e[i].xoff;
-    pp[i] = part + e[i].pix * (kNR * kLanes);
-    for (int j = 0; j < NR; ++j) acc[i][j] = Zero ? _mm512_setzero_ps() : _mm512_load_ps(pp[i] + j * kLanes);
+    pp[i] = part + e[i].pix * (kNR * kPartLanes);
+    for (int j = 0; j < NR; ++j)
+      acc[i][j] = Zero ? _mm512_setzero_ps() : _mm512_zextps256_ps512(_mm256_load_ps(pp[i] + j * kPartLanes));
   }
   const float *wp[NR];
   for (int j = 0; j < NR; ++j) wp[j] = w + j * wstride;
@@ -160,7 +169,9 @@ FDNN_DOT_AVX512 void dot_tile(float *part, const TapPixel *e, const float *x, co
     c += kLanes;
   } while (c < cn);
   for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) _mm512_store_ps(pp[i] + j * kLanes, acc[i][j]);
+    for (int j = 0; j < NR; ++j)
+      _mm256_store_ps(pp[i] + j * kPartLanes,
+                      _mm256_add_ps(_mm512_castps512_ps256(acc[i][j]), _mm512_extractf32x8_ps(acc[i][j], 1)));
 }
 
 using TileFn = void (*)(float *, const TapPixel *, const float *, const float *, int64_t, int64_t);
@@ -210,10 +221,10 @@ FDNN_DOT_AVX512 void reduce_into(const float *const *vec, float *const *out, int
   alignas(64) float sums[kLanes];
   if (count == kLanes) {
     __m512 v[kLanes];
-    for (int i = 0; i < kLanes; ++i) v[i] = _mm512_load_ps(vec[i]);
+    for (int i = 0; i < kLanes; ++i) v[i] = _mm512_zextps256_ps512(_mm256_load_ps(vec[i]));
     hsum16(v, sums);
   } else {
-    for (int i = 0; i < count; ++i) sums[i] = _mm512_reduce_add_ps(_mm512_load_ps(vec[i]));
+    for (int i = 0; i < count; ++i) sums[i] = _mm512_reduce_add_ps(_mm512_zextps256_ps512(_mm256_load_ps(vec[i])));
   }
   if (beta == 0.0f)
     for (int i = 0; i < count; ++i) *out[i] = alpha * sums[i];
@@ -230,7 +241,7 @@ void store_group(const float *part, int64_t pixels, int nr, float *y, int64_t K,
   int l = 0;
   for (int64_t p = 0; p < pixels; ++p)
     for (int j = 0; j < nr; ++j) {
-      vec[l] = part + (p * kNR + j) * kLanes;
+      vec[l] = part + (p * kNR + j) * kPartLanes;
       out[l] = y + p * K + j;
       if (++l == kLanes) {
         reduce_into(vec, out, kLanes, alpha, beta);
@@ -378,7 +389,7 @@ class NhwcDotPlan final : public ExecutionPlan {
  private:
   // Output-channel tiles [b, e) over every group of pixels.
   void run_tiles(int64_t b, int64_t e, const float *x, const float *w, float *y, float alpha, float beta) const {
-    alignas(64) float part[kGroupPixels * kNR * kLanes];
+    alignas(64) float part[kGroupPixels * kNR * kPartLanes];
     const int64_t rsc = R_ * S_ * C_;
     for (int64_t t = b; t < e; ++t) {
       const int64_t k0 = t * kNR;
@@ -389,7 +400,7 @@ class NhwcDotPlan final : public ExecutionPlan {
         // centre tap) starts the partial sums instead of a memset.
         const auto &segs = segments_[static_cast<size_t>(gi)];
         const bool starts = !segs.empty() && segs.front().pixels.size() == static_cast<size_t>(pixels);
-        if (!starts) std::memset(part, 0, sizeof(float) * static_cast<size_t>(pixels * kNR * kLanes));
+        if (!starts) std::memset(part, 0, sizeof(float) * static_cast<size_t>(pixels * kNR * kPartLanes));
         for (size_t si = 0; si < segs.size(); ++si) {
           const Segment &sg = segs[si];
           const int64_t n = static_cast<int64_t>(sg.pixels.size());

@@ -146,7 +146,8 @@ TEST_F(NhwcDotConvolution, ForcedAgainstReference) {
   };
   const std::vector<Case> cases = {
       {1, 32, 7, 7, 16, 3, 1, 1, 1, X, 1, 0},     // 49 pixels: tiles of 4 and a tile of 1; K: 6, 6, 4
-      {2, 16, 9, 6, 13, 3, 1, 1, 1, X, -0.5, 2},  // 108 pixels over two images: two groups of 64
+      {2, 16, 9, 6, 13, 3, 1, 1, 1, X, -0.5, 2},  // 108 pixels over two images: one group
+      {3, 32, 9, 10, 9, 3, 1, 1, 1, X, 1, 0.5},   // 270 pixels over three images: three groups of 90
       {1, 48, 6, 5, 7, 3, 2, 1, 1, CV, 2, 0},     // stride 2, reversed taps, K = 6 + 1
       {1, 16, 8, 8, 5, 3, 1, 2, 2, X, 1, 1},      // dilation 2
       {3, 16, 5, 5, 11, 1, 1, 1, 0, X, 1, 0},     // 1x1, 75 pixels
