@@ -49,8 +49,8 @@
 // cpu.conv.onednn: priority 5 < 10) where: 2-d, groups 1, FLOAT data and
 // compute, x and y packed NHWC, the filter packed KRSC, C a multiple of 16,
 // AVX-512, and by the size rule (kMinAuto*: C >= 512, the filter >= 2 MB
-// and >= 16x the activations x + y with oneDNN built in, else 4x; measured
-// figures there).
+// and >= 16x the activations x + y with oneDNN built in, else 4x, and 4x
+// for expanding layers, K >= 4 C, in every build; measured figures there).
 // FREEDNN_CONV_NHWC_DOT=0 turns it off, =1 takes every problem of that form
 // whatever the sizes (tests reach it with small problems that way).
 // No workspace, no scratch.
@@ -117,6 +117,14 @@ constexpr int64_t kMinAutoFilterToActivations = 16;
 #else
 constexpr int64_t kMinAutoFilterToActivations = 4;
 #endif
+// Expanding layers (K >= 4 C) are taken from a ratio of 4 whatever the
+// build: the slices run them badly (twentieth session, Zen 4 guest, 2
+// threads, ours / oneDNN, this engine / the slices: 512 -> 2048 1x1 at 7x7
+// batch 1 (ratio 8) 0.76 / 0.42, 0.59 against 1.09 ms; batch 2 (ratio 4)
+// 0.76 / 0.58; batch 4 (ratio 2) 0.76 / 0.74; batch 8 0.74 / 0.85; at 14x14
+// batch 1 (ratio 2) 0.76 / 0.74), while 1024 -> 2048 at 7x7 (ratio 5.3)
+// stays with the slices (0.81 / 0.87), as 2048 -> 512 does (0.88 / 0.92).
+constexpr int64_t kMinAutoExpandingFilterToActivations = 4;
 constexpr int kLanes = 16;
 // A partial sum kept between tile calls: its vector's two halves added (8
 // floats; a call's first loads zero-extend them), so that a group's sums take
@@ -285,7 +293,8 @@ Support applies(const graph::Graph &g) {
   if (mode != "1") {
     const int64_t w_bytes = geo.K * geo.C * R * S * 4;
     const int64_t act_bytes = (geo.N * H * W * geo.C + geo.N * P * Q * geo.K) * 4;
-    if (geo.C < kMinAutoC || w_bytes < kMinAutoFilterBytes || w_bytes < kMinAutoFilterToActivations * act_bytes)
+    const int64_t ratio = geo.K >= 4 * geo.C ? kMinAutoExpandingFilterToActivations : kMinAutoFilterToActivations;
+    if (geo.C < kMinAutoC || w_bytes < kMinAutoFilterBytes || w_bytes < ratio * act_bytes)
       return Support::no("the filter does not dwarf the activations (cpu.conv.onednn is faster)");
   }
   return Support::yes();

@@ -182,9 +182,15 @@ TEST_F(NhwcDotConvolution, SizeRuleWithoutForcing) {
   const Problem big = make_problem(rng, 1, 512, 2, 2, 1024, 1, 1, 1, 0, CUDNN_CROSS_CORRELATION);
   run_and_compare(h, big, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, 0);
   run_and_compare(h, big, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, -0.5, 2);
-  // Too small a filter; C below 512 (2 MB of filter against 36 KB).
+  // Expanding (K >= 4 C): taken from a filter 4x the activations in every
+  // build (4 MB against 490 KB here, ResNet-50's 512 -> 2048 at batch 1).
+  const Problem expanding = make_problem(rng, 1, 512, 7, 7, 2048, 1, 1, 1, 0, CUDNN_CROSS_CORRELATION);
+  run_and_compare(h, expanding, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, 1, 0);
+  // Too small a filter; C below 512 (2 MB of filter against 36 KB); an
+  // expanding layer whose activations are half its filter (batch 4).
   for (const Problem &other : {make_problem(rng, 1, 16, 5, 5, 8, 3, 1, 1, 1, CUDNN_CROSS_CORRELATION),
-                               make_problem(rng, 1, 256, 2, 2, 2048, 1, 1, 1, 0, CUDNN_CROSS_CORRELATION)}) {
+                               make_problem(rng, 1, 256, 2, 2, 2048, 1, 1, 1, 0, CUDNN_CROSS_CORRELATION),
+                               make_problem(rng, 4, 512, 7, 7, 2048, 1, 1, 1, 0, CUDNN_CROSS_CORRELATION)}) {
     Buffer xb = upload(other.x), wb = upload(other.w), yb = upload(other.y);
     EXPECT_EQ(forward(h, other, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, xb, wb, yb, 1, 0),
               CUDNN_STATUS_NOT_SUPPORTED)
