@@ -40,6 +40,18 @@ void fill_distinct(HostTensor &t, Rng &rng) {
   t.set_values(v);
 }
 
+using Filler = std::function<void(HostTensor &, Rng &)>;
+
+// Values from -2 .. 1 with NaNs at `nan_rate`: ties in most windows (the
+// first maximum in row-major order takes dy) and both NaN rules at work.
+Filler ties_with_nans(double nan_rate) {
+  return [nan_rate](HostTensor &t, Rng &r) {
+    std::vector<double> v(static_cast<size_t>(t.elements()));
+    for (double &e : v) e = r.coin(nan_rate) ? NAN : static_cast<double>(r.integer(-2, 1));
+    t.set_values(v);
+  };
+}
+
 cudnnPoolingMode_t random_mode(Rng &rng) {
   static const std::vector<cudnnPoolingMode_t> modes = {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC,
                                                         CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
@@ -182,7 +194,7 @@ void check_backward_case(EngineHandles &hs, Rng &rng, cudnnDataType_t dt, const 
                          const std::vector<int64_t> &xdims, Layout y_layout,
                          const std::function<std::vector<int64_t>(const std::vector<int64_t> &)> &strides,
                          const std::string &what,
-                         const std::function<void(HostTensor &, Rng &)> &fill = fill_distinct, int blend_as = -1) {
+                         const Filler &fill = fill_distinct, int blend_as = -1) {
   const std::vector<int64_t> ydims = pooling_output_dims(p, xdims);
   HostTensor x = make_tensor(dt, xdims, strides(xdims));
   fill(x, rng);
@@ -306,11 +318,7 @@ TEST(PoolingBackward, MaxStride2TiesAndNanTwoPass) {
   EngineHandles hs;
   Rng rng(test_seed(307));
   const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_DATA_BFLOAT16, CUDNN_DATA_DOUBLE};
-  auto few_values = [](HostTensor &t, Rng &r) {
-    std::vector<double> v(static_cast<size_t>(t.elements()));
-    for (double &e : v) e = r.coin(0.02) ? NAN : static_cast<double>(r.integer(-2, 1));
-    t.set_values(v);
-  };
+  const auto few_values = ties_with_nans(0.02);
   for (int k = 0; k < 12; ++k) {
     const cudnnDataType_t dt = types[k % 4];
     PoolingParams p;
@@ -345,11 +353,7 @@ TEST(PoolingBackward, MaxStride2NchwRowsTwoPass) {
   EngineHandles hs;
   Rng rng(test_seed(314));
   const cudnnDataType_t types[] = {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
-  auto few_values = [](HostTensor &t, Rng &r) {
-    std::vector<double> v(static_cast<size_t>(t.elements()));
-    for (double &e : v) e = r.coin(0.02) ? NAN : static_cast<double>(r.integer(-2, 1));
-    t.set_values(v);
-  };
+  const auto few_values = ties_with_nans(0.02);
   for (int k = 0; k < 12; ++k) {
     const cudnnDataType_t dt = types[k % 3];
     PoolingParams p;
@@ -370,7 +374,7 @@ TEST(PoolingBackward, MaxStride2NchwRowsTwoPass) {
                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
                            std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan) + " gap " +
                            std::to_string(gap),
-                       k % 3 == 2 ? fill_distinct : std::function<void(HostTensor &, Rng &)>(few_values));
+                       k % 3 == 2 ? fill_distinct : few_values);
   }
 }
 
@@ -427,11 +431,7 @@ void check_max_backward_nhwc_3x3(uint64_t seed, const char *stream) {
   EngineHandles hs;
   Rng rng(test_seed(seed));
   const cudnnDataType_t types[] = {CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16};
-  auto few_values = [](HostTensor &t, Rng &r) {
-    std::vector<double> v(static_cast<size_t>(t.elements()));
-    for (double &e : v) e = r.coin(0.01) ? NAN : static_cast<double>(r.integer(-2, 1));
-    t.set_values(v);
-  };
+  const auto few_values = ties_with_nans(0.01);
   for (int k = 0; k < 12; ++k) {
     const cudnnDataType_t dt = types[k % 2];
     PoolingParams p;
@@ -447,8 +447,7 @@ void check_max_backward_nhwc_3x3(uint64_t seed, const char *stream) {
                        [](const std::vector<int64_t> &d) { return packed_strides(d, Layout::nhwc); },
                        "case " + std::to_string(k) + " pads " + std::to_string(p.padding[0]) + "," +
                            std::to_string(p.padding[1]) + " nan " + std::to_string(p.propagate_nan),
-                       k % 3 == 0 ? std::function<void(HostTensor &, Rng &)>(fill_distinct)
-                                  : std::function<void(HostTensor &, Rng &)>(few_values));
+                       k % 3 == 0 ? Filler(fill_distinct) : few_values);
   }
 }
 
