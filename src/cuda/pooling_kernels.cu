@@ -654,6 +654,44 @@ struct MaxWord<bf16_bits> {
   }
 };
 
+// The row-strip kernels' inputs (pooling_forward_rows, pooling_max_codes_rows):
+// NR rows of x from row ih0, the lane's 16-byte vector q of each (rows
+// outside x, and lanes past W, load nothing).
+template <int NR, int E, class S>
+__device__ inline void load_strip_rows(Pack<S, E> (&raw)[NR], const S *xp, int64_t row_stride, int ih0, int H, int q,
+                                       bool col_ok) {
+#pragma unroll
+  for (int i = 0; i < NR; ++i) {
+    const int h = ih0 + i;
+    if (col_ok && static_cast<unsigned>(h) < static_cast<unsigned>(H))
+      raw[i] = *reinterpret_cast<const Pack<S, E> *>(xp + h * row_stride + q * E);
+  }
+}
+
+// Row h of a strip in the compute type: v[1 .. E] the lane's vector, v[0]
+// the element left of it (PW = 1) and v[E + 1] the one right of it (PW = 0,
+// K = 3), from the neighbouring lanes by shuffles and loaded at the warp's
+// edges; `low` wherever the position lies outside x.
+template <int K, int PW, int E, class S, class C>
+__device__ inline void strip_row(C (&v)[E + 2], const Pack<S, E> &raw, const S *xp, int64_t row_stride, int h, int H,
+                                 int W, bool col_ok, int lane, int w_left, int w_right, C low) {
+  const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
+#pragma unroll
+  for (int l = 0; l < E; ++l) v[1 + l] = col_ok && row_ok ? Storage<S>::template load<C>(raw.v[l]) : low;
+  v[0] = v[E + 1] = low;
+  if constexpr (PW == 1) {
+    C left = __shfl_up_sync(0xffffffffu, v[E], 1);
+    if (lane == 0)
+      left = row_ok && w_left >= 0 && w_left < W ? Storage<S>::template load<C>(xp[h * row_stride + w_left]) : low;
+    v[0] = left;
+  }
+  if constexpr (PW == 0 && K == 3) {
+    C right = __shfl_down_sync(0xffffffffu, v[1], 1);
+    if (lane == 31) right = row_ok && w_right < W ? Storage<S>::template load<C>(xp[h * row_stride + w_right]) : low;
+    v[E + 1] = right;
+  }
+}
+
 // Max forward of a 2-d problem with a K x K window (K 2 or 3), stride 2 in
 // both dimensions and rows of stride 1 (NCHW-like): a warp takes a strip of
 // 32 x E input columns (E = 16 / sizeof(S): one 16-byte load per lane and
@@ -689,14 +727,8 @@ __global__ void __launch_bounds__(256) pooling_forward_rows(Geo g, const S *__re
   const int ih0 = oh0 * 2 - g.pad[1];
   const S *xp = x + n * g.is[0] + c * g.is[1];
   const bool col_ok = q * E < W;
-  using P = Pack<S, E>;
-  P raw[NR];
-#pragma unroll
-  for (int i = 0; i < NR; ++i) {
-    const int h = ih0 + i;
-    if (col_ok && static_cast<unsigned>(h) < static_cast<unsigned>(H))
-      raw[i] = *reinterpret_cast<const P *>(xp + h * g.is[3] + q * E);
-  }
+  Pack<S, E> raw[NR];
+  load_strip_rows<NR>(raw, xp, g.is[3], ih0, H, q, col_ok);
   const C low = AVG ? C(0) : lowest<C>();
   auto fold = [&](C a, C b) {
     if constexpr (AVG) return a + b;
@@ -718,22 +750,8 @@ __global__ void __launch_bounds__(256) pooling_forward_rows(Geo g, const S *__re
   for (int u = 0; u < EO; ++u) acc[u] = nxt[u] = low;
 #pragma unroll
   for (int i = 0; i < NR; ++i) {
-    const int h = ih0 + i;
-    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
-    C v[E + 2];  // v[0]: the element left of the vector, v[E + 1]: right of it
-#pragma unroll
-    for (int l = 0; l < E; ++l) v[1 + l] = col_ok && row_ok ? Storage<S>::template load<C>(raw[i].v[l]) : low;
-    if constexpr (PW == 1) {
-      C left = __shfl_up_sync(0xffffffffu, v[E], 1);
-      if (lane == 0)
-        left = row_ok && w_left >= 0 && w_left < W ? Storage<S>::template load<C>(xp[h * g.is[3] + w_left]) : low;
-      v[0] = left;
-    }
-    if constexpr (PW == 0 && K == 3) {
-      C right = __shfl_down_sync(0xffffffffu, v[1], 1);
-      if (lane == 31) right = row_ok && w_right < W ? Storage<S>::template load<C>(xp[h * g.is[3] + w_right]) : low;
-      v[E + 1] = right;
-    }
+    C v[E + 2];
+    strip_row<K, PW>(v, raw[i], xp, g.is[3], ih0 + i, H, W, col_ok, lane, w_left, w_right, low);
     C rm[EO];
 #pragma unroll
     for (int u = 0; u < EO; ++u) {
@@ -1411,14 +1429,8 @@ __global__ void __launch_bounds__(256) pooling_max_codes_rows(Geo g, const S *__
   const int ih0 = oh0 * 2 - g.pad[1];
   const S *xp = x + n * g.xs[0] + c * g.xs[1];
   const bool col_ok = q * E < W;
-  using P = Pack<S, E>;
-  P raw[NR];
-#pragma unroll
-  for (int i = 0; i < NR; ++i) {
-    const int h = ih0 + i;
-    if (col_ok && static_cast<unsigned>(h) < static_cast<unsigned>(H))
-      raw[i] = *reinterpret_cast<const P *>(xp + h * g.xs[3] + q * E);
-  }
+  Pack<S, E> raw[NR];
+  load_strip_rows<NR>(raw, xp, g.xs[3], ih0, H, q, col_ok);
   const C low = lowest<C>();
   const int w_left = q * E - 1, w_right = q * E + E, ow0 = q * EO;
   uint8_t *cp = codes + (n * g.c + c) * OH * OW + ow0;
@@ -1443,23 +1455,8 @@ __global__ void __launch_bounds__(256) pooling_max_codes_rows(Geo g, const S *__
   };
 #pragma unroll
   for (int i = 0; i < NR; ++i) {
-    const int h = ih0 + i;
-    const bool row_ok = static_cast<unsigned>(h) < static_cast<unsigned>(H);
-    C v[E + 2];  // v[0]: the element left of the vector, v[E + 1]: right of it
-#pragma unroll
-    for (int l = 0; l < E; ++l) v[1 + l] = col_ok && row_ok ? Storage<S>::template load<C>(raw[i].v[l]) : low;
-    v[0] = v[E + 1] = low;
-    if constexpr (PW == 1) {
-      C left = __shfl_up_sync(0xffffffffu, v[E], 1);
-      if (lane == 0)
-        left = row_ok && w_left >= 0 && w_left < W ? Storage<S>::template load<C>(xp[h * g.xs[3] + w_left]) : low;
-      v[0] = left;
-    }
-    if constexpr (PW == 0 && K == 3) {
-      C right = __shfl_down_sync(0xffffffffu, v[1], 1);
-      if (lane == 31) right = row_ok && w_right < W ? Storage<S>::template load<C>(xp[h * g.xs[3] + w_right]) : low;
-      v[E + 1] = right;
-    }
+    C v[E + 2];
+    strip_row<K, PW>(v, raw[i], xp, g.xs[3], ih0 + i, H, W, col_ok, lane, w_left, w_right, low);
     C rm[EO];
     int rk[EO];
 #pragma unroll
