@@ -120,6 +120,15 @@ struct NormArgs {
   int grid_reg_rows = 1 << 20;
   int grid_blocks = 0, grid_l2_rows = 0;
   int64_t grid_rows = 0;
+  // Inference form (cuda/normalization_infer.cu; forward with the
+  // statistics given, both fast forms): one launch, coefficients computed
+  // per block. FREEDNN_NORM_TUNE switches: infer_form ("noinf": off),
+  // infer_unroll (vectors per thread and loop step, "iu=2", "iu=4", "iu=8";
+  // 0: 8 in the cols form, 4 in the rows form), infer_blocks (the grid's blocks per multiprocessor, "ib=N";
+  // 0: as many as are resident at once).
+  bool infer_form = true;
+  int infer_unroll = 0;
+  int infer_blocks = 8;
   // Phase and ops.
   bool backward = false, training = true, relu = false, has_z = false, has_mask = false, has_dz = false;
   bool stats_given = false;  // inference, or backward with saved stats
@@ -167,6 +176,9 @@ size_t normalization_grid_workspace_bytes(const NormArgs &a);
 // Runs the grid form on `stream` with its workspace area (true), or nothing
 // (false: not planned, or the grid cannot be co-resident now).
 bool launch_normalization_grid(const NormArgs &a, void *grid_ws, void *stream);
+// Runs the inference form on `stream` (true), or nothing (false: not
+// inference, or a shape or type it does not take).
+bool launch_normalization_inference(const NormArgs &a, void *stream);
 // Chooses the resident cluster form (sets res_cs, res_bufs) when it
 // applies; called by the plan after the fast path is chosen.
 void plan_normalization_resident(NormArgs &a);

@@ -185,7 +185,7 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // the grid form runs; 1024 by default); for the resident cluster form (see
 // NormArgs::res_form): "nocluster" (off), "rfwd" (training forward too),
 // "rkb=N", "rnb=N", "rp=N", "rt=256", "rcmax=N", "rlog" (print each shape
-// once).
+// once); for the inference form: "noinf" (off), "iu=8", "ib=N".
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;
@@ -225,6 +225,9 @@ void apply_tuning(NormArgs &a) {
       else if (key == "rt") t.res_threads = val == 256 ? 256 : 512;
       else if (key == "rcmax") t.res_cmax = std::min(val, 16);
       else if (key == "rlog") t.res_log = true;
+      else if (key == "noinf") t.infer_form = false;
+      else if (key == "iu") t.infer_unroll = val;
+      else if (key == "ib") t.infer_blocks = std::max(val, 0);
     }
     return t;
   }();
@@ -252,6 +255,9 @@ void apply_tuning(NormArgs &a) {
   a.res_threads = tuned.res_threads;
   a.res_cmax = tuned.res_cmax;
   a.res_log = tuned.res_log;
+  a.infer_form = tuned.infer_form;
+  a.infer_unroll = tuned.infer_unroll;
+  a.infer_blocks = tuned.infer_blocks;
 }
 
 NormArgs make_geometry(const graph::Graph &g) {

@@ -1143,6 +1143,7 @@ template <class S, class C>
 bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s) {
   constexpr int V = 16 / sizeof(S);
   if (a.fast == kFastNone || a.vec != V || !aligned16(a)) return false;
+  if (launch_normalization_inference(a, s)) return true;
   if (launch_normalization_grid(a, static_cast<char *>(pers_ws) + normalization_persistent_workspace_bytes(a), s))
     return true;
   if (launch_normalization_persistent(a, pers_ws, s)) return true;

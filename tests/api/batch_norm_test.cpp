@@ -477,17 +477,21 @@ TEST(BatchNormBackwardEx, ResidentNchwFused) { run_backward(Api::ex, 536, 2, 5);
 
 // ---- Inference ------------------------------------------------------------------
 
-TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
+// big as for run_forward_training; big cases run on the first handle only
+// (the GPU's in GPU mode).
+void run_inference(uint64_t seed, int iterations, int big = 0) {
   EngineHandles hs;
-  Rng rng(test_seed(521));
-  for (int it = 0; it < 40; ++it) {
-    Case c = random_case(rng);
+  Rng rng(test_seed(seed));
+  for (int it = 0; it < iterations; ++it) {
+    Case c = pick_case(rng, big);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const bool generic = it % 2 == 1;
     const int ops = generic ? static_cast<int>(rng.integer(0, 2)) : 0;
     NormRefAct act;
     act.relu = ops > 0;
-    HostTensor x = random_layout(rng, c.t, c.dims, -3, 5), y = like(rng, x, -2, 2), z = like(rng, x, -1, 1);
+    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
+    HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
+    HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
@@ -507,7 +511,7 @@ TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
     ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bnd, xd, c.mode), CUDNN_STATUS_SUCCESS);
     cudnnActivationDescriptor_t ad = ops > 0 ? make_activation(CUDNN_ACTIVATION_RELU, 0) : nullptr;
     const std::string what = c.text + (generic ? " generic ops " + std::to_string(ops) : std::string(" legacy"));
-    for (size_t hk = 0; hk < hs.all.size(); ++hk) {
+    for (size_t hk = 0; hk < (big ? 1 : hs.all.size()); ++hk) {
       Buffer xb = upload(x), yb = upload(y), zb = upload(z);
       Buffer sb = upload(param_tensor(pt, pd, scale)), bb = upload(param_tensor(pt, pd, bias));
       Buffer mb = upload(param_tensor(pt, pd, mean)), vb = upload(param_tensor(pt, pd, var));
@@ -533,6 +537,15 @@ TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) {
     cudnnDestroyTensorDescriptor(bnd);
   }
 }
+
+TEST(BatchNormForwardInference, RandomShapesLayoutsTypes) { run_inference(521, 40); }
+// Tensors of 1-45 MB: the CUDA engine's inference form with blocks that
+// walk several steps of rows (NHWC) or vectors (NCHW), the tile of channel
+// coefficients of 128 or 256 channels, with and without the fused ops.
+TEST(BatchNormForwardInference, BigPacked) { run_inference(537, 4, 1); }
+TEST(BatchNormForwardInference, WideNhwc) { run_inference(538, 2, 3); }
+TEST(BatchNormForwardInference, HugeNhwcPacked) { run_inference(539, 2, 4); }
+TEST(BatchNormForwardInference, ResidentNchw) { run_inference(540, 3, 5); }
 
 // ---- Finite differences -----------------------------------------------------------
 
