@@ -47,6 +47,22 @@ __device__ inline void stst(const NormArgs &a, int j, uint32_t k, C v) {
   else static_cast<float *>(a.stat[j])[o] = static_cast<float>(v);
 }
 
+// y = ca x + cb for a set of the given mean and 1/std: every forward form
+// (training's finalize steps, inference) computes the coefficients so, in
+// this order, and so gets the same bits.
+template <class C>
+__device__ inline void affine_coefficients(C scale, C bias, C mean, C inv, C &ca, C &cb) {
+  ca = scale * inv;
+  cb = bias - mean * scale * inv;
+}
+
+// 1/std of set k from the given statistics: the variance (inference) or
+// the saved inverse (backward with saved statistics).
+template <class C>
+__device__ inline C given_inv(const NormArgs &a, uint32_t k) {
+  return a.var_given ? C(1) / sqrt(ldst<C>(a, kSVar, k) + C(a.epsilon)) : ldst<C>(a, kSInv, k);
+}
+
 // Batch-norm training forward, one channel k, from the sums over its m
 // elements t = {sum (x - shift), sum (x - shift)^2}: the coefficients of
 // y = coef[0] x + coef[1], and, when `write` (one block of the channel's),
@@ -60,8 +76,7 @@ __device__ inline void forward_channel(const NormArgs &a, uint32_t k, const C *t
   const C mean = shift + dm;
   const C var = max(t[1] / m - dm * dm, C(0));
   const C inv = C(1) / sqrt(var + C(a.epsilon));
-  coef[0] = scale * inv;
-  coef[1] = bias - mean * scale * inv;
+  affine_coefficients(scale, bias, mean, inv, coef[0], coef[1]);
   if (!write) return;
   if (a.stat[kSMean]) static_cast<C *>(a.stat[kSMean])[stat_offset(a, kSMean, k)] = mean;
   if (a.stat[kSInv]) static_cast<C *>(a.stat[kSInv])[stat_offset(a, kSInv, k)] = inv;

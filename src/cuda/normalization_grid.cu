@@ -114,8 +114,7 @@ __device__ inline void grid_finalize(const NormArgs &a, const C *part, C *gcoef,
           const C mean = shift_c + dm;
           const C var = max(t[1] / m - dm * dm, C(0));
           const C inv = C(1) / sqrt(var + C(a.epsilon));
-          co[0] = scale * inv;
-          co[1] = bias - mean * scale * inv;
+          affine_coefficients(scale, bias, mean, inv, co[0], co[1]);
           if (a.stat[kSMean]) stst<C>(a, kSMean, k, mean);
           if (a.stat[kSInv]) stst<C>(a, kSInv, k, inv);
           const C f = C(a.factor);

@@ -6,19 +6,28 @@
 // forward run instead).
 //
 // Why not the training forward's apply pass: its grid is the statistics
-// pass's (one wave of long parts, sized so few partial sums are combined)
-// and it is built for L2 reuse of what that pass read; with eight vectors
-// in flight and the blending / fused-op registers it ran at 117 registers,
-// two blocks per multiprocessor, one wave (H100, f16 NHWC N=256 C=256
-// 28x28: 24% occupancy, DRAM 62%, 0.71-0.74 of copy), after a separate
-// finalize launch. Here each block computes the coefficients it needs from
-// the given statistics (the finalize kernel's arithmetic: ca = scale * inv,
-// cb = bias - mean * scale * inv with inv = 1 / sqrt(var + epsilon) or the
-// given inverse), the grid is a persistent multiple of the multiprocessors
-// walking the tensor in memory order, and the next step's vectors are
-// loaded before the current step's are stored (x and y may be one buffer,
-// so the compiler cannot hoist the loads over the stores itself; the steps
-// touch different rows, so this order is safe).
+// pass's (one wave of long parts, sized so few partial sums are combined),
+// it needs the finalize launch before it, and with eight vectors in flight
+// and the fused-op paths it ran at 117 registers, two blocks per
+// multiprocessor (H100, f16 NHWC N=256 C=256 28x28: 24% occupancy, DRAM
+// 62%, 0.71-0.74 of copy). Here:
+//  - each block computes the coefficients it needs from the given
+//    statistics (normdev::affine_coefficients and given_inv, as the
+//    finalize kernel does): cols one channel a thread into a shared tile,
+//    rows every set's into shared memory;
+//  - the grid is infer_blocks (8) blocks per multiprocessor, more than are
+//    resident, each walking steps of the tensor in memory order (f16 NHWC,
+//    one run, four vectors a step: 0.70 of copy; only the resident blocks,
+//    "ib=0": 0.65);
+//  - the common call (no z, mask, activation or blending: PLAIN) has none
+//    of fwd_vec's per-element branches, which compiled to predicated code
+//    and made the general loop instruction-bound on 16-bit types (ncu: SM
+//    55%, DRAM 46%);
+//  - cols steps hold eight vectors a thread; rows steps four, with the
+//    next step's loads issued before this step's stores (x and y may be
+//    one buffer, so the compiler cannot reorder them; the steps touch
+//    different elements, so it is safe).
+// The runs: docs/perf-logs-gpu-memops-2026-11-24.md (twenty-first session).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -46,10 +55,7 @@ constexpr int kInferMaxSmemGroups = 4096;    // rows form: the coefficient table
 // ca, cb of set k from the given statistics (forward_finalize's arithmetic).
 template <class C>
 __device__ inline void infer_coefficients(const NormArgs &a, uint32_t k, C &ca, C &cb) {
-  const C scale = ldst<C>(a, kSScale, k), bias = ldst<C>(a, kSBias, k), mean = ldst<C>(a, kSMean, k);
-  const C inv = a.var_given ? C(1) / sqrt(ldst<C>(a, kSVar, k) + C(a.epsilon)) : ldst<C>(a, kSInv, k);
-  ca = scale * inv;
-  cb = bias - mean * scale * inv;
+  affine_coefficients(ldst<C>(a, kSScale, k), ldst<C>(a, kSBias, k), ldst<C>(a, kSMean, k), given_inv<C>(a, k), ca, cb);
 }
 
 // One vector of y. PLAIN (no z, no mask, no activation, beta = 0, the

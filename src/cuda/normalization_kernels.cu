@@ -325,8 +325,7 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) forward_finalize(Norm
   if (a.stats_given) {
     if (t != 0) return;
     mean = ldst<C>(a, kSMean, k);
-    if (a.var_given) inv = C(1) / sqrt(ldst<C>(a, kSVar, k) + C(a.epsilon));
-    else inv = ldst<C>(a, kSInv, k);
+    inv = given_inv<C>(a, k);
   } else {
     Welford<C> acc{C(0), C(0), C(0)};
 #pragma unroll 4
@@ -349,8 +348,7 @@ __global__ void __launch_bounds__(TEAM == 32 ? 128 : TEAM) forward_finalize(Norm
   ws.mean[k] = mean;
   ws.inv[k] = inv;
   if (!a.backward) {
-    ws.ca[k] = scale * inv;
-    ws.cb[k] = bias - mean * scale * inv;
+    affine_coefficients(scale, bias, mean, inv, ws.ca[k], ws.cb[k]);
   }
 }
 
