@@ -10,6 +10,10 @@
 //             turns everything into per-set coefficients;
 //   apply:    the same walk as partial, writing y = act(a*x + b (+ z)) and
 //             the mask, or dx = A*g + B*x + C and dz = g.
+// run_fast tries the one-launch forms first, each in its own file: the
+// inference form (normalization_infer.cu), the grid form (_grid.cu), the
+// persistent form (_persistent.cu), the resident cluster form
+// (_cluster.cu), then this file's cluster kernels and the three launches.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
