@@ -13,6 +13,12 @@
 //    deviations (a float mean near 1000 would round by 3e-5 per update).
 //  - affine_row: y = a * x + b with per-column a, b; float outputs can be
 //    streamed past the caches (non-temporal stores, no read for ownership).
+//  - chan_stats / chan_grad (float, AVX-512, W = 16..128 channels a pixel):
+//    a tile's per-channel (mean, m2) by the corrected two-pass algorithm, or
+//    the backward's sum g and sum g (x - mean), with the accumulators in
+//    registers (Welford's row kernel loads and stores mean and m2 for every
+//    element: bound by its instructions when x comes from L3).
+//  - bwd_row: the backward's dx = c1 g + c2 (x - mean) + c3 along a row.
 //
 // AVX2 copies are the baseline (the library is built for x86-64-v3); AVX-512
 // copies (target attributes) are chosen at run time through avx512_usable().
@@ -70,6 +76,12 @@ inline void prefetch_ahead(const void *p) {
 
 using WelfordFn = void (*)(const char *src, const float *shift, int64_t n, float *mean, float *m2, float rn);
 using AffineFn = void (*)(const char *src, char *dst, int64_t n, const float *a, const float *b, bool stream);
+// Per-channel (mean, m2) of a tile of float rows: mean_out[2c], m2_out[2c].
+using ChanGradFn = void (*)(const float *const *grows, const float *const *xrows, int64_t nrows, int64_t fold,
+                            const float *mu, double *sg_out, double *sgx_out);
+using BwdRowFn = void (*)(const float *g, const float *x, float *dx, int64_t n, const float *c1, const float *c2,
+                          const float *mu, const float *c3, float alpha, bool stream);
+using ChanStatsFn = void (*)(const float *const *rows, int64_t nrows, int64_t fold, double *mean_out, double *m2_out);
 
 // ---- Scalar tails (and the whole row where no vector path exists) ------------
 
@@ -269,6 +281,173 @@ FDNN_AVX512 void affine_row_avx512(const char *src, char *dst, int64_t n, const 
   affine_tail<T>(s, d, i, n, a, b);
 }
 
+// chan_stats: the per-channel (mean, m2) of a tile of float rows, each row
+// `fold` pixels of W = 16 * NV channels, contiguous: the corrected two-pass
+// algorithm with the accumulators in registers (U copies, alternating
+// pixels, for independent chains): the sums (the tile streams in from
+// memory or L3 at a plain sum's rate), then (x - mu)^2 and x - mu from the
+// tile now in L2. mean_out = mu + sum(x - mu) / P, m2_out = sum (x - mu)^2
+// - sum(x - mu)^2 / P, P = nrows * fold, in double.
+template <int NV, int U>
+FDNN_AVX512 void chan_stats_avx512(const float *const *rows, int64_t nrows, int64_t fold, double *mean_out,
+                                   double *m2_out) {
+  constexpr int W = 16 * NV;
+  __m512 a[U][NV];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) a[u][v] = _mm512_setzero_ps();
+  for (int64_t r = 0; r < nrows; ++r) {
+    const float *p = rows[r];
+    int64_t f = 0;
+    for (; f + U <= fold; f += U)
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) a[u][v] = _mm512_add_ps(a[u][v], _mm512_loadu_ps(p + (f + u) * W + 16 * v));
+    for (; f < fold; ++f)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) a[0][v] = _mm512_add_ps(a[0][v], _mm512_loadu_ps(p + f * W + 16 * v));
+  }
+  const int64_t P = nrows * fold;
+  const __m512 inv = _mm512_set1_ps(1.0f / static_cast<float>(P));
+  __m512 mu[NV], q[U][NV], l[U][NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    __m512 t = a[0][v];
+#pragma GCC unroll 8
+    for (int u = 1; u < U; ++u) t = _mm512_add_ps(t, a[u][v]);
+    mu[v] = _mm512_mul_ps(t, inv);
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) q[u][v] = l[u][v] = _mm512_setzero_ps();
+  for (int64_t r = 0; r < nrows; ++r) {
+    const float *p = rows[r];
+    int64_t f = 0;
+    for (; f + U <= fold; f += U)
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(p + (f + u) * W + 16 * v), mu[v]);
+          q[u][v] = _mm512_fmadd_ps(d, d, q[u][v]);
+          l[u][v] = _mm512_add_ps(l[u][v], d);
+        }
+    for (; f < fold; ++f)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(p + f * W + 16 * v), mu[v]);
+        q[0][v] = _mm512_fmadd_ps(d, d, q[0][v]);
+        l[0][v] = _mm512_add_ps(l[0][v], d);
+      }
+  }
+  alignas(64) float mus[W], qs[W], ls[W];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    __m512 qq = q[0][v], ll = l[0][v];
+#pragma GCC unroll 8
+    for (int u = 1; u < U; ++u) {
+      qq = _mm512_add_ps(qq, q[u][v]);
+      ll = _mm512_add_ps(ll, l[u][v]);
+    }
+    _mm512_store_ps(mus + 16 * v, mu[v]);
+    _mm512_store_ps(qs + 16 * v, qq);
+    _mm512_store_ps(ls + 16 * v, ll);
+  }
+  const double dp = static_cast<double>(P);
+  for (int c = 0; c < W; ++c) {
+    const double lin = ls[c];
+    mean_out[2 * c] = static_cast<double>(mus[c]) + lin / dp;
+    m2_out[2 * c] = static_cast<double>(qs[c]) - lin * lin / dp;
+  }
+}
+
+// chan_grad: the backward's per-channel sums over a tile of float rows laid
+// out as chan_stats': sum g and sum g * (x - mu), mu the channel's mean, the
+// accumulators in registers (U copies alternating pixels), into sg_out[2c],
+// sgx_out[2c] (double).
+template <int NV, int U>
+FDNN_AVX512 void chan_grad_avx512(const float *const *grows, const float *const *xrows, int64_t nrows, int64_t fold,
+                                  const float *mu_in, double *sg_out, double *sgx_out) {
+  constexpr int W = 16 * NV;
+  __m512 mu[NV], sg[U][NV], sx[U][NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) mu[v] = _mm512_loadu_ps(mu_in + 16 * v);
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) sg[u][v] = sx[u][v] = _mm512_setzero_ps();
+  for (int64_t r = 0; r < nrows; ++r) {
+    const float *g = grows[r], *x = xrows[r];
+    int64_t f = 0;
+    for (; f + U <= fold; f += U)
+#pragma GCC unroll 8
+      for (int u = 0; u < U; ++u)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          const int64_t o = (f + u) * W + 16 * v;
+          const __m512 gv = _mm512_loadu_ps(g + o);
+          sg[u][v] = _mm512_add_ps(sg[u][v], gv);
+          sx[u][v] = _mm512_fmadd_ps(gv, _mm512_sub_ps(_mm512_loadu_ps(x + o), mu[v]), sx[u][v]);
+        }
+    for (; f < fold; ++f)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        const int64_t o = f * W + 16 * v;
+        const __m512 gv = _mm512_loadu_ps(g + o);
+        sg[0][v] = _mm512_add_ps(sg[0][v], gv);
+        sx[0][v] = _mm512_fmadd_ps(gv, _mm512_sub_ps(_mm512_loadu_ps(x + o), mu[v]), sx[0][v]);
+      }
+  }
+  alignas(64) float a[W], b[W];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v) {
+    __m512 s0 = sg[0][v], s1 = sx[0][v];
+#pragma GCC unroll 8
+    for (int u = 1; u < U; ++u) {
+      s0 = _mm512_add_ps(s0, sg[u][v]);
+      s1 = _mm512_add_ps(s1, sx[u][v]);
+    }
+    _mm512_store_ps(a + 16 * v, s0);
+    _mm512_store_ps(b + 16 * v, s1);
+  }
+  for (int c = 0; c < W; ++c) {
+    sg_out[2 * c] = a[c];
+    sgx_out[2 * c] = b[c];
+  }
+}
+
+// dx = alpha * (c1 * g + c2 * (x - mu) + c3) along a row of n floats with
+// per-column coefficients; streamed past the caches where `stream`.
+FDNN_AVX512 inline void bwd_row_avx512(const float *g, const float *x, float *dx, int64_t n, const float *c1,
+                                       const float *c2, const float *mu, const float *c3, float alpha, bool stream) {
+  int64_t i = 0;
+  const __m512 va = _mm512_set1_ps(alpha);
+  const bool scale = alpha != 1.0f;
+  auto one = [&](int64_t j) {
+    return c1[j] * g[j] + c2[j] * (x[j] - mu[j]) + c3[j];
+  };
+  if (stream) {
+    const int64_t head = static_cast<int64_t>(((64 - (reinterpret_cast<uintptr_t>(dx) & 63)) & 63) / sizeof(float));
+    if (reinterpret_cast<uintptr_t>(dx) % sizeof(float) != 0) stream = false;
+    else
+      for (; i < head && i < n; ++i) dx[i] = scale ? alpha * one(i) : one(i);
+  }
+  for (; i + 16 <= n; i += 16) {
+    prefetch_ahead(g + i);
+    prefetch_ahead(x + i);
+    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(mu + i));
+    __m512 v = _mm512_fmadd_ps(_mm512_loadu_ps(c1 + i), _mm512_loadu_ps(g + i),
+                               _mm512_fmadd_ps(_mm512_loadu_ps(c2 + i), d, _mm512_loadu_ps(c3 + i)));
+    if (scale) v = _mm512_mul_ps(va, v);
+    if (stream) _mm512_stream_ps(dx + i, v);
+    else _mm512_storeu_ps(dx + i, v);
+  }
+  for (; i < n; ++i) dx[i] = scale ? alpha * one(i) : one(i);
+}
+
 // affine_row_avx512 for bfloat16 storage with AVX512_BF16's conversion
 // (to_bf16x16_native): NHWC batch norm's bfloat16 forward.
 FDNN_AVX512_BF16 inline void affine_row_bf16_native(const char *src, char *dst, int64_t n, const float *a, const float *b,
@@ -326,6 +505,44 @@ template <Io T>
 inline AffineFn affine_fn() {
   return &affine_row_scalar<T>;
 }
+#endif
+
+#if defined(FDNN_NORM_KERNELS_X86)
+// chan_stats for W = 16 * nv channels (nv 1..8) of float data, or null:
+// AVX-512 only (32 registers hold the accumulators).
+inline ChanStatsFn chan_stats_for(int64_t w) {
+  if (!avx512_usable() || w % 16 != 0) return nullptr;
+  switch (w / 16) {
+    case 1: return &chan_stats_avx512<1, 8>;
+    case 2: return &chan_stats_avx512<2, 4>;
+    case 3: return &chan_stats_avx512<3, 2>;
+    case 4: return &chan_stats_avx512<4, 2>;
+    case 5: return &chan_stats_avx512<5, 1>;
+    case 6: return &chan_stats_avx512<6, 1>;
+    case 7: return &chan_stats_avx512<7, 1>;
+    case 8: return &chan_stats_avx512<8, 1>;
+    default: return nullptr;
+  }
+}
+inline ChanGradFn chan_grad_for(int64_t w) {
+  if (!avx512_usable() || w % 16 != 0) return nullptr;
+  switch (w / 16) {
+    case 1: return &chan_grad_avx512<1, 8>;
+    case 2: return &chan_grad_avx512<2, 4>;
+    case 3: return &chan_grad_avx512<3, 2>;
+    case 4: return &chan_grad_avx512<4, 2>;
+    case 5: return &chan_grad_avx512<5, 1>;
+    case 6: return &chan_grad_avx512<6, 1>;
+    case 7: return &chan_grad_avx512<7, 1>;
+    case 8: return &chan_grad_avx512<8, 1>;
+    default: return nullptr;
+  }
+}
+inline BwdRowFn bwd_row_for() { return avx512_usable() ? &bwd_row_avx512 : nullptr; }
+#else
+inline ChanStatsFn chan_stats_for(int64_t) { return nullptr; }
+inline ChanGradFn chan_grad_for(int64_t) { return nullptr; }
+inline BwdRowFn bwd_row_for() { return nullptr; }
 #endif
 
 // The kernels for a storage type, or null where there are none (double,

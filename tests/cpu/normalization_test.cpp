@@ -232,6 +232,12 @@ const PathCase kCases[] = {
     {CUDNN_DATA_HALF, {32, 7, 16, 16}, Layout::nchw, false, -3, 5, "NCHW, half"},
     {CUDNN_DATA_FLOAT, {16, 4, 40, 40}, Layout::nchw, false, 1000, 1001, "NCHW, data far from zero"},
     {CUDNN_DATA_FLOAT, {32, 6, 20, 20}, Layout::nhwc, false, 1000, 1001, "NHWC, data far from zero"},
+    // Float NHWC with C a multiple of 16 up to 128: the register-resident
+    // statistics and gradient-sum kernels (chan_stats, chan_grad).
+    {CUDNN_DATA_FLOAT, {9, 48, 7, 11}, Layout::nhwc, false, -3, 5, "NHWC C=48, a partial last tile"},
+    {CUDNN_DATA_FLOAT, {5, 128, 13, 9}, Layout::nhwc, false, 1000, 1001, "NHWC C=128, data far from zero"},
+    {CUDNN_DATA_FLOAT, {7, 16, 31, 17}, Layout::nhwc, false, -3, 5, "NHWC C=16, odd rows"},
+    {CUDNN_DATA_FLOAT, {30, 16, 1, 2}, Layout::nhwc, true, -3, 5, "per activation NHWC, 32 sets a row"},
 };
 
 }  // namespace
@@ -242,10 +248,13 @@ TEST_F(CpuNormalizationPaths, LargeShapesLayoutsTypes) { run_all(kCases, 901, ru
 // Plain forward training and inference (no fused ops, beta = 0) of layouts
 // whose channels are innermost run y = (alpha a) x + alpha b through the
 // storage type's row kernel, and training gathers the statistics by
-// Welford's update in one sweep (normalization_kernels.hpp). Shapes reach
+// Welford's update in one sweep, or for float with C a multiple of 16 up to
+// 128 by the register two-pass chan_stats (normalization_kernels.hpp); a
+// plain backward follows (dx along the row, chan_grad's sums). Shapes reach
 // the vector bodies and the tails (odd channel counts), folded and unfolded
 // rows, per-activation sets, data far from zero, and an output large enough
-// to be streamed, one element off a cache line's start. y is NaN-poisoned.
+// to be streamed, one element off a cache line's start. y and dx are
+// NaN-poisoned.
 
 namespace {
 
@@ -320,6 +329,31 @@ void run_plain(cudnnHandle_t h, const PlainCase &c, uint64_t seed) {
   EXPECT_TRUE(matches(rm, want_rm)) << "running mean " << what;
   EXPECT_TRUE(matches(rv, want_rv)) << "running variance " << what;
 
+  // Plain backward (no activation, no dz, beta 0: dx along the row, and
+  // for float NHWC with 16-128 channels the register gradient sums) from
+  // the saved statistics, dx alpha c.alpha, into a poisoned dx at y's offset.
+  {
+    HostTensor dy = make_tensor(c.t, c.dims, packed_strides(c.dims, c.layout)), dx = dy;
+    fill_random(dy, rng, -2, 2);
+    poison(dx);
+    const std::vector<double> zeros(sets, 0.0);
+    const NormRefGrad wg = norm_backward_expect(s, x, dy, nullptr, scale, mean.values(), iv.values(), c.alpha, 0, dx,
+                                                1, 0, zeros, zeros, dbl);
+    Buffer dyb = upload(dy), dsb = upload(sm), dbb = upload(sm);
+    const Scaling one(1);
+    ASSERT_EQ(cudnnBatchNormalizationBackward(h, mode, alpha.for_type(c.t), zero.for_type(c.t), one.for_type(c.t),
+                                              zero.for_type(c.t), td, xb.get(), td, dyb.get(), td, yp, bnd, sb.get(),
+                                              dsb.get(), dbb.get(), eps, smb.get(), sib.get()),
+              CUDNN_STATUS_SUCCESS)
+        << what << ": " << last_error();
+    HostTensor ds = sm, db = sm;
+    download(dsb, ds);
+    download(dbb, db);
+    EXPECT_TRUE(matches(y_result(), wg.dx)) << "backward dx " << what;
+    EXPECT_TRUE(matches(ds, wg.dscale)) << "backward dscale " << what;
+    EXPECT_TRUE(matches(db, wg.dbias)) << "backward dbias " << what;
+  }
+
   // Inference from the running statistics just written, into a poisoned y
   // (not for the streamed case: the same row kernel as training's, and the
   // reference is most of this test's time).
@@ -348,6 +382,9 @@ const PlainCase kPlainCases[] = {
     {CUDNN_DATA_BFLOAT16, {12, 3, 9, 9}, Layout::nchw, true, -3, 5, 1, 0, "per activation"},
     {CUDNN_DATA_DOUBLE, {12, 40, 9, 9}, Layout::nhwc, false, 100, 101, 0.5, 0, "NHWC, generic double loops"},
     {CUDNN_DATA_FLOAT, {16, 64, 64, 64}, Layout::nhwc, false, -3, 5, 0.5, 4, "NHWC, streamed output off 4 bytes"},
+    {CUDNN_DATA_FLOAT, {9, 48, 7, 11}, Layout::nhwc, false, -3, 5, 1, 4, "NHWC C=48, y off 4 bytes"},
+    {CUDNN_DATA_FLOAT, {5, 128, 13, 9}, Layout::nhwc, false, 1000, 1001, 0.5, 0, "NHWC C=128, far from zero"},
+    {CUDNN_DATA_FLOAT, {30, 16, 1, 2}, Layout::nhwc, true, -3, 5, 1, 0, "per activation NHWC, 32 sets a row"},
 };
 
 }  // namespace
