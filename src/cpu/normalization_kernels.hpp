@@ -76,7 +76,8 @@ inline void prefetch_ahead(const void *p) {
 
 using WelfordFn = void (*)(const char *src, const float *shift, int64_t n, float *mean, float *m2, float rn);
 using AffineFn = void (*)(const char *src, char *dst, int64_t n, const float *a, const float *b, bool stream);
-// Per-channel (mean, m2) of a tile of float rows: mean_out[2c], m2_out[2c].
+// A tile's per-channel backward sums (chan_grad), one row of dx (bwd_row),
+// a tile's per-channel (mean, m2) into mean_out[2c], m2_out[2c] (chan_stats).
 using ChanGradFn = void (*)(const float *const *grows, const float *const *xrows, int64_t nrows, int64_t fold,
                             const float *mu, double *sg_out, double *sgx_out);
 using BwdRowFn = void (*)(const float *g, const float *x, float *dx, int64_t n, const float *c1, const float *c2,
@@ -508,35 +509,34 @@ inline AffineFn affine_fn() {
 #endif
 
 #if defined(FDNN_NORM_KERNELS_X86)
-// chan_stats for W = 16 * nv channels (nv 1..8) of float data, or null:
-// AVX-512 only (32 registers hold the accumulators).
-inline ChanStatsFn chan_stats_for(int64_t w) {
+// The kernel of K (chan_stats_avx512 or chan_grad_avx512, through `pick`)
+// for W = 16 * nv channels (nv 1..8) of float data, or null: AVX-512 only
+// (32 registers hold the accumulators; U copies of them where they fit).
+template <class Fn, class Pick>
+inline Fn per_channel_width(int64_t w, Pick pick) {
   if (!avx512_usable() || w % 16 != 0) return nullptr;
+  using std::integral_constant;
   switch (w / 16) {
-    case 1: return &chan_stats_avx512<1, 8>;
-    case 2: return &chan_stats_avx512<2, 4>;
-    case 3: return &chan_stats_avx512<3, 2>;
-    case 4: return &chan_stats_avx512<4, 2>;
-    case 5: return &chan_stats_avx512<5, 1>;
-    case 6: return &chan_stats_avx512<6, 1>;
-    case 7: return &chan_stats_avx512<7, 1>;
-    case 8: return &chan_stats_avx512<8, 1>;
+    case 1: return pick(integral_constant<int, 1>{}, integral_constant<int, 8>{});
+    case 2: return pick(integral_constant<int, 2>{}, integral_constant<int, 4>{});
+    case 3: return pick(integral_constant<int, 3>{}, integral_constant<int, 2>{});
+    case 4: return pick(integral_constant<int, 4>{}, integral_constant<int, 2>{});
+    case 5: return pick(integral_constant<int, 5>{}, integral_constant<int, 1>{});
+    case 6: return pick(integral_constant<int, 6>{}, integral_constant<int, 1>{});
+    case 7: return pick(integral_constant<int, 7>{}, integral_constant<int, 1>{});
+    case 8: return pick(integral_constant<int, 8>{}, integral_constant<int, 1>{});
     default: return nullptr;
   }
 }
+inline ChanStatsFn chan_stats_for(int64_t w) {
+  return per_channel_width<ChanStatsFn>(w, [](auto nv, auto u) -> ChanStatsFn {
+    return &chan_stats_avx512<decltype(nv)::value, decltype(u)::value>;
+  });
+}
 inline ChanGradFn chan_grad_for(int64_t w) {
-  if (!avx512_usable() || w % 16 != 0) return nullptr;
-  switch (w / 16) {
-    case 1: return &chan_grad_avx512<1, 8>;
-    case 2: return &chan_grad_avx512<2, 4>;
-    case 3: return &chan_grad_avx512<3, 2>;
-    case 4: return &chan_grad_avx512<4, 2>;
-    case 5: return &chan_grad_avx512<5, 1>;
-    case 6: return &chan_grad_avx512<6, 1>;
-    case 7: return &chan_grad_avx512<7, 1>;
-    case 8: return &chan_grad_avx512<8, 1>;
-    default: return nullptr;
-  }
+  return per_channel_width<ChanGradFn>(w, [](auto nv, auto u) -> ChanGradFn {
+    return &chan_grad_avx512<decltype(nv)::value, decltype(u)::value>;
+  });
 }
 inline BwdRowFn bwd_row_for() { return avx512_usable() ? &bwd_row_avx512 : nullptr; }
 #else
