@@ -163,6 +163,33 @@ cudnnActivationDescriptor_t make_activation(cudnnActivationMode_t m, double coef
   return a;
 }
 
+// x of case c: a big case's packed layout (pick_case), else a random one.
+HostTensor case_x(Rng &rng, const Case &c, int big, double lo, double hi) {
+  return big ? big_layout(rng, c.t, c.dims, lo, hi, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, lo, hi);
+}
+// Another operand of x's case: x's strides for big cases, else any layout.
+HostTensor case_like(Rng &rng, const HostTensor &x, int big, double lo, double hi) {
+  return big ? same_layout(rng, x, lo, hi) : like(rng, x, lo, hi);
+}
+
+// The fused activation of a training call with `ops` (0: none): RELU,
+// CLIPPED_RELU (at 1.5) or IDENTITY, as a descriptor's mode and coefficient
+// and as the reference's.
+struct FusedActivation {
+  cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
+  double coef = 0;
+  NormRefAct ref;
+};
+FusedActivation pick_fused_activation(Rng &rng, int ops) {
+  FusedActivation f;
+  if (ops == 0) return f;
+  f.mode = rng.pick(std::vector<cudnnActivationMode_t>{CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
+                                                       CUDNN_ACTIVATION_IDENTITY});
+  f.ref.relu = f.mode != CUDNN_ACTIVATION_IDENTITY;
+  if (f.mode == CUDNN_ACTIVATION_CLIPPED_RELU) f.ref.clip = f.coef = 1.5;
+  return f;
+}
+
 // ---- Forward training (plain, Ex with fused ops, generic API) -------------
 
 enum class Api { legacy, ex, generic };
@@ -185,18 +212,11 @@ void run_forward_training(Api api, uint64_t seed, int iterations, int big = 0) {
     Case c = pick_case(rng, big);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
-    NormRefAct act;
-    cudnnActivationMode_t amode = CUDNN_ACTIVATION_RELU;
-    double coef = 0;
-    if (ops > 0) {
-      amode = rng.pick(std::vector<cudnnActivationMode_t>{CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
-                                                          CUDNN_ACTIVATION_IDENTITY});
-      act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
-      if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
-    }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
-    HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
-    HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
+    const FusedActivation fa = pick_fused_activation(rng, ops);
+    const NormRefAct &act = fa.ref;
+    const cudnnActivationMode_t amode = fa.mode;
+    const double coef = fa.coef;
+    HostTensor x = case_x(rng, c, big, -3, 5), y = case_like(rng, x, big, -2, 2), z = case_like(rng, x, big, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
@@ -306,19 +326,14 @@ void run_backward(Api api, uint64_t seed, int iterations, int big = 0) {
     Case c = pick_case(rng, big);
     const bool dbl = c.t == CUDNN_DATA_DOUBLE;
     const int ops = api == Api::legacy ? 0 : static_cast<int>(rng.integer(0, 2));
-    NormRefAct act;
-    cudnnActivationMode_t amode = CUDNN_ACTIVATION_RELU;
-    double coef = 0;
-    if (ops > 0) {
-      amode = rng.pick(std::vector<cudnnActivationMode_t>{CUDNN_ACTIVATION_RELU, CUDNN_ACTIVATION_CLIPPED_RELU,
-                                                          CUDNN_ACTIVATION_IDENTITY});
-      act.relu = amode != CUDNN_ACTIVATION_IDENTITY;
-      if (amode == CUDNN_ACTIVATION_CLIPPED_RELU) act.clip = coef = 1.5;
-    }
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
-    const auto other = [&](double lo, double hi) { return big ? same_layout(rng, x, lo, hi) : like(rng, x, lo, hi); };
-    HostTensor dy = other(-2, 2), dx = other(-2, 2), z = other(-1, 1), y = other(0, 1);
-    HostTensor dz = other(0, 1);
+    const FusedActivation fa = pick_fused_activation(rng, ops);
+    const NormRefAct &act = fa.ref;
+    const cudnnActivationMode_t amode = fa.mode;
+    const double coef = fa.coef;
+    HostTensor x = case_x(rng, c, big, -3, 5);
+    HostTensor dy = case_like(rng, x, big, -2, 2), dx = case_like(rng, x, big, -2, 2), z = case_like(rng, x, big, -1, 1),
+               y = case_like(rng, x, big, 0, 1);
+    HostTensor dz = case_like(rng, x, big, 0, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
@@ -489,9 +504,7 @@ void run_inference(uint64_t seed, int iterations, int big = 0) {
     const int ops = generic ? static_cast<int>(rng.integer(0, 2)) : 0;
     NormRefAct act;
     act.relu = ops > 0;
-    HostTensor x = big ? big_layout(rng, c.t, c.dims, -3, 5, c.force_nhwc, c.force_nchw) : random_layout(rng, c.t, c.dims, -3, 5);
-    HostTensor y = big ? same_layout(rng, x, -2, 2) : like(rng, x, -2, 2);
-    HostTensor z = big ? same_layout(rng, x, -1, 1) : like(rng, x, -1, 1);
+    HostTensor x = case_x(rng, c, big, -3, 5), y = case_like(rng, x, big, -2, 2), z = case_like(rng, x, big, -1, 1);
     const std::vector<int64_t> pd = param_dims(c.dims, c.per_activation);
     const cudnnDataType_t pt = param_type(c.t);
     NormRefShape s{c.dims, c.per_activation};
