@@ -204,6 +204,7 @@ bool launch_typed(const NormArgs &a, cudaStream_t s) {
   const int64_t sms = sm_count();
   if (a.fast == kFastCols) {
     const int64_t tiles = (a.groups + int64_t{a.cols_bx} * V - 1) / (int64_t{a.cols_bx} * V);
+    if (tiles > 65535) return false;  // grid.y (per-activation sets past 16 M channels): the other forms
     const int64_t steps = (a.count + int64_t{U} * (kInferThreads / a.cols_bx) - 1) / (int64_t{U} * (kInferThreads / a.cols_bx));
     const int per_sm = a.infer_blocks > 0 ? a.infer_blocks : blocks_per_sm(cols_infer<S, C, V, U, PLAIN>, 0);
     const int64_t bx = std::max<int64_t>(1, std::min(steps, sms * per_sm / tiles));
