@@ -26,7 +26,10 @@
 // sets a row (C a multiple of 16) takes the statistics and the backward's
 // gradient sums from register-resident per-channel kernels instead
 // (chan_stats_tile, chan_grad_tile), and the plain backward writes dx along
-// the row without a staging buffer (bwd_row).
+// the row without a staging buffer (bwd_row). Float rows of 512 or more
+// sets run the same kernels per 128-column block (wide_stats_tile; the
+// gradient sums from 1024 sets, wide_grad_tile) on tiles of 64+ rows, and
+// unfolded rows finish their sets in blocks (finish_stats_block).
 //
 // Rows mode with sets small enough for a core's L2 runs set-major: one
 // thread takes a set from its statistics (or gradient sums) to its output,
@@ -77,6 +80,17 @@ enum Stat { kScale = 0, kBias, kMean, kInv, kVar, kRmIn, kRvIn, kRmOut, kRvOut, 
 constexpr int64_t kRowsTile = 8192;    // rows mode: elements per tile (L1 / L2 resident for the two passes)
 constexpr int64_t kColsTile = 32768;   // cols mode: elements per tile
 constexpr int64_t kColsChunk = 2048;   // cols mode: columns per tile at most
+// Cols mode, float, at least kWideMin sets a row (no folding): the
+// statistics and gradient sums per block of 128 columns (wide_stats_tile),
+// at least kWideRows rows a tile. Not for C = 256: 32x256x28x28 backward
+// (x and dy, 51 MB, from memory) took 4.2-7.7 ms against 2.9-3.8 with the
+// generic loops (the blocks read each row in two strided halves); training
+// within noise.
+constexpr int64_t kWideMin = 512;
+// The backward's gradient sums by blocks from 1024 sets a row: 32x512x14x14
+// backward 1.49-2.54 ms against 1.27-1.69 with the generic loops.
+constexpr int64_t kWideGradMin = 1024;
+constexpr int64_t kWideRows = 64;
 constexpr int64_t kFoldWidth = 512;    // cols mode: folded row width at most
 constexpr int64_t kParallelElements = 16384;
 constexpr int kMaxDims = 12;  // a tensor's dims at most (the backend's limit): walk_tile's odometer
@@ -237,6 +251,13 @@ Geometry make_geometry(const graph::Graph &g) {
     G.nch = (G.inner + kColsChunk - 1) / kColsChunk;
     G.chunk = (G.inner + G.nch - 1) / G.nch;
     G.B = std::clamp<int64_t>(kColsTile / G.chunk, 1, G.rcount);
+    // Float rows of more than 128 sets (the per-128-column kernels, see
+    // wide_stats_tile): at least 64 rows a tile (a 128-column block's rows,
+    // 32 KB, stay in L1 / L2 for the second pass), fewer partials for the
+    // finish (32x2048x7x7: 98 tiles of 16 rows, 3.2 MB of partials, -> 25).
+    static const bool no_wide = env_has_word("FREEDNN_CPU_NORM_TUNE", "nowide");
+    if (!no_wide && x.dtype == CUDNN_DATA_FLOAT && G.fold == 1 && G.width >= kWideMin)
+      G.B = std::clamp<int64_t>(std::max<int64_t>(G.B, kWideRows), 1, G.rcount);
   }
   G.nch = (G.inner + G.chunk - 1) / G.chunk;
   G.nrb = (G.rcount + G.B - 1) / G.B;
@@ -456,6 +477,10 @@ class Plan final : public ExecutionPlan {
     // beta 0).
     normk::ChanGradFn chan_grad = nullptr;
     normk::BwdRowFn bwd_row = nullptr;
+    // Float data, cols mode, more than 128 sets a row (no folding), chunks
+    // of whole 16-float vectors: chan_stats / chan_grad per block of 128
+    // columns over the tile (wide_stats_tile, wide_grad_tile).
+    bool wide = false;
   };
 
   // Runs f(i) for i in [0, n), on the pool when the problem is large.
@@ -651,6 +676,10 @@ class Plan final : public ExecutionPlan {
   // FREEDNN_CPU_NORM_TUNE=welford: Welford's row kernel as before.
   void chan_stats_tile(const Exec<float> &ex, int64_t t) const {
     thread_local std::vector<const float *> rows;
+    if (ex.wide) {
+      wide_stats_tile(ex, t);
+      return;
+    }
     if (rows.size() < static_cast<size_t>(G_.B)) rows.resize(static_cast<size_t>(G_.B));
     int64_t nrows = 0;
     walk_tile(t, [&](const int64_t *off, int64_t j, int64_t, int64_t, int64_t) {
@@ -661,6 +690,61 @@ class Plan final : public ExecutionPlan {
     ex.chan_stats(rows.data(), nrows, G_.fold, out, out + 1);
   }
 
+  // Cols mode, float, rows of kWideMin sets or more (NHWC batch norm with C
+  // = 512, 2048, no folding): chan_stats on each block of 128 columns of
+  // the tile in turn (the rows strided by the row length, the block's rows,
+  // 64 x 512 B, in L1 / L2 for the second pass), per-column (mean, m2) as
+  // welford_tile leaves them. Welford's row kernel (mean and m2 loaded and
+  // stored per element, 16 KB of them for C = 2048) was bound by its
+  // instructions. 2 threads, instrumented, per call: 32x2048x7x7 training
+  // statistics sweep 0.46-0.53 -> ~0.27 ms, finish 0.35-0.41 -> 0.04 ms
+  // (with the block finish and 64-row tiles), the call 1.56-1.96 -> 0.80-1.14
+  // ms (ours / oneDNN 0.40 -> 0.69-0.90); 32x512x14x14 statistics 0.31-0.33
+  // -> 0.22-0.27 ms. FREEDNN_CPU_NORM_TUNE=nowide: Welford's kernel, the
+  // generic gradient loops and 16-row tiles as before.
+  void wide_stats_tile(const Exec<float> &ex, int64_t t) const {
+    thread_local std::vector<const float *> rows;
+    if (rows.size() < static_cast<size_t>(G_.B)) rows.resize(static_cast<size_t>(G_.B));
+    int64_t nrows = 0, len = 0;
+    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t n, int64_t, int64_t) {
+      rows[j] = reinterpret_cast<const float *>(ex.base[kX]) + off[kX];
+      nrows = j + 1;
+      len = n;
+    });
+    double *out = ex.part + 2 * t * G_.chunk;
+    for (int64_t cb = 0; cb < len; cb += kWideBlock) {
+      const int64_t w = std::min(kWideBlock, len - cb);
+      if (cb > 0)
+        for (int64_t j = 0; j < nrows; ++j) rows[j] += kWideBlock;
+      normk::chan_stats_for(w)(rows.data(), nrows, 1, out + 2 * cb, out + 2 * cb + 1);
+    }
+  }
+
+  // Backward as wide_stats_tile: chan_grad per block of 128 columns (from
+  // kWideGradMin sets a row). 32x2048x7x7 backward, 2 threads: 2.17-3.09 ->
+  // 1.49-1.91 ms with the block finish and 64-row tiles (alternating).
+  void wide_grad_tile(const Exec<float> &ex, int64_t t) const {
+    thread_local std::vector<const float *> rows;
+    if (rows.size() < static_cast<size_t>(2 * G_.B)) rows.resize(static_cast<size_t>(2 * G_.B));
+    const float **gr = rows.data(), **xr = rows.data() + G_.B;
+    int64_t nrows = 0, len = 0, k0 = 0;
+    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t n, int64_t c0, int64_t kb) {
+      gr[j] = reinterpret_cast<const float *>(ex.base[kDY]) + off[kDY];
+      xr[j] = reinterpret_cast<const float *>(ex.base[kX]) + off[kX];
+      nrows = j + 1;
+      len = n;
+      k0 = kb * G_.width + c0;
+    });
+    double *out = ex.part + 2 * t * G_.chunk;
+    for (int64_t cb = 0; cb < len; cb += kWideBlock) {
+      const int64_t w = std::min(kWideBlock, len - cb);
+      if (cb > 0)
+        for (int64_t j = 0; j < nrows; ++j) gr[j] += kWideBlock, xr[j] += kWideBlock;
+      normk::chan_grad_for(w)(gr, xr, nrows, 1, ex.mu.data() + k0 + cb, out + 2 * cb, out + 2 * cb + 1);
+    }
+  }
+  static constexpr int64_t kWideBlock = 128;
+
   // Backward, cols mode as chan_stats_tile: tile t's per-set sum g and
   // sum g (x - mean) with the sums in registers (normk chan_grad), in the
   // folded partials' layout. The generic loop below keeps both sums per
@@ -670,6 +754,10 @@ class Plan final : public ExecutionPlan {
   // 2.69-3.61 ms (median 2.87) -> 1.61-2.59 (2.06), ours / oneDNN 0.92 ->
   // 1.20 (medians); FREEDNN_CPU_NORM_TUNE=oldbwd: the generic loops.
   void chan_grad_tile(const Exec<float> &ex, int64_t t) const {
+    if (ex.wide) {
+      wide_grad_tile(ex, t);
+      return;
+    }
     thread_local std::vector<const float *> rows;
     if (rows.size() < static_cast<size_t>(2 * G_.B)) rows.resize(static_cast<size_t>(2 * G_.B));
     const float **gr = rows.data(), **xr = rows.data() + G_.B;
@@ -923,6 +1011,72 @@ class Plan final : public ExecutionPlan {
       const double d = pm - mean;
       m2 += pm2 + c * d * d;
     });
+    finish_stats_set(ex, k, mean, m2);
+  }
+
+  // Cols mode without folding: finish_stats for kBlockSets sets at a time
+  // (block b of blocks_of_sets()), the same sums in the same order per set
+  // (so the same results) but along the sets, which lie next to each other
+  // in the partials: finish_stats' per-set chains (a dependent double add per
+  // partial, each partial a tile's worth of the buffer apart) took 0.35-0.41
+  // ms of a 1.8-2 ms call for 32x2048x7x7 (2048 sets x 98 tiles, 2 threads).
+  static constexpr int64_t kBlockSets = 256;
+  bool block_finish() const { return G_.cols && G_.fold == 1; }
+  int64_t blocks_per_chunk() const { return (G_.chunk + kBlockSets - 1) / kBlockSets; }
+  int64_t blocks_of_sets() const { return G_.kcount * G_.nch * blocks_per_chunk(); }
+  // Calls cb(rows, p) for rb = 0, 1, ... with p the partials of block b's
+  // first set in tile (kb, rb, ch) (set c0 + i at p[2i], p[2i+1]); returns
+  // the block's first set (k0) and its size through the arguments.
+  template <class F>
+  void visit_block_partials(const double *part, int64_t b, int64_t &k0, int64_t &m, F &&cb) const {
+    const int64_t nb = blocks_per_chunk(), sub = b % nb, ch = (b / nb) % G_.nch, kb = b / (nb * G_.nch);
+    const int64_t cl = sub * kBlockSets;
+    const int64_t c0 = ch * G_.chunk + cl;
+    m = std::max<int64_t>(0, std::min({kBlockSets, G_.chunk - cl, G_.inner - c0}));
+    k0 = kb * G_.width + c0;
+    if (m == 0) return;
+    for (int64_t rb = 0; rb < G_.nrb; ++rb) {
+      const int64_t rows = std::min(G_.rcount, (rb + 1) * G_.B) - rb * G_.B;
+      const int64_t t = (kb * G_.nrb + rb) * G_.nch + ch;
+      cb(static_cast<double>(rows), part + 2 * (t * G_.chunk + cl));
+    }
+  }
+
+  template <class A>
+  void finish_stats_block(Exec<A> &ex, int64_t b) const {
+    double n[kBlockSets] = {}, s[kBlockSets] = {}, mean[kBlockSets], m2[kBlockSets] = {};
+    int64_t k0 = 0, m = 0;
+    visit_block_partials(ex.part, b, k0, m, [&](double c, const double *p) {
+      for (int64_t i = 0; i < m; ++i) {
+        n[i] += c;
+        s[i] += c * p[2 * i];
+      }
+    });
+    for (int64_t i = 0; i < m; ++i) mean[i] = s[i] / n[i];
+    visit_block_partials(ex.part, b, k0, m, [&](double c, const double *p) {
+      for (int64_t i = 0; i < m; ++i) {
+        const double d = p[2 * i] - mean[i];
+        m2[i] += p[2 * i + 1] + c * d * d;
+      }
+    });
+    for (int64_t i = 0; i < m; ++i) finish_stats_set(ex, k0 + i, mean[i], m2[i]);
+  }
+
+  template <class A>
+  void finish_grad_block(Exec<A> &ex, int64_t b) const {
+    double sg[kBlockSets] = {}, sgx[kBlockSets] = {};
+    int64_t k0 = 0, m = 0;
+    visit_block_partials(ex.part, b, k0, m, [&](double, const double *p) {
+      for (int64_t i = 0; i < m; ++i) {
+        sg[i] += p[2 * i];
+        sgx[i] += p[2 * i + 1];
+      }
+    });
+    for (int64_t i = 0; i < m; ++i) finish_grad_set(ex, k0 + i, sg[i], sgx[i]);
+  }
+
+  template <class A>
+  void finish_stats_set(Exec<A> &ex, int64_t k, double mean, double m2) const {
     const double var = std::max(0.0, m2 / static_cast<double>(G_.count));
     const double is = 1.0 / std::sqrt(var + ex.op->epsilon);
     ex.mu[k] = static_cast<A>(mean);
@@ -958,6 +1112,11 @@ class Plan final : public ExecutionPlan {
       sg += p0;
       sgx += p1;
     });
+    finish_grad_set(ex, k, sg, sgx);
+  }
+
+  template <class A>
+  void finish_grad_set(Exec<A> &ex, int64_t k, double sg, double sgx) const {
     const double M = static_cast<double>(G_.count);
     const double ap = ex.op->param_blend.alpha, bp = ex.op->param_blend.beta;
     const double is = ex.istd[k], sc = sload(ex, kScale, k);
@@ -1034,6 +1193,13 @@ class Plan final : public ExecutionPlan {
                              G_.istr[kDY] == 1 && !op.has_activation;
       if (plain_bwd && G_.nch == 1 && G_.inner == G_.width * G_.fold)
         ex.chan_grad = normk::chan_grad_for(G_.width);
+      static const bool no_wide = env_has_word("FREEDNN_CPU_NORM_TUNE", "nowide");
+      if (G_.cols && !no_wide && dt == CUDNN_DATA_FLOAT && G_.istr[kX] == 1 && G_.fold == 1 && G_.width >= kWideMin &&
+          G_.chunk % 16 == 0 && G_.inner % 16 == 0 && normk::chan_stats_for(kWideBlock) != nullptr) {
+        ex.wide = true;
+        if (!old_welford) ex.chan_stats = normk::chan_stats_for(kWideBlock);
+        if (plain_bwd && G_.width >= kWideGradMin) ex.chan_grad = normk::chan_grad_for(kWideBlock);
+      }
       if (plain_bwd && G_.istr[kDX] == 1 && ex.base[kDZ] == nullptr && op.blend.beta == 0.0)
         ex.bwd_row = normk::bwd_row_for();
       if (G_.cols && !op.backward && G_.istr[kX] == 1 && G_.istr[kY] == 1 && ex.base[kZ] == nullptr &&
@@ -1080,9 +1246,13 @@ class Plan final : public ExecutionPlan {
 
     // Pass by pass: every tile, then every set.
     const int64_t set_work = G_.groups * partials_per_set() * 4;
+    // FREEDNN_CPU_NORM_TUNE=setfinish: finish_stats / finish_grad per set.
+    static const bool old_finish = env_has_word("FREEDNN_CPU_NORM_TUNE", "setfinish");
+    const bool block_fin = block_finish() && !old_finish;
     if (!ex.stats_given) {
       parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); });
-      parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_stats(ex, k); });
+      if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_stats_block(ex, b); });
+      else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_stats(ex, k); });
     } else {
       parallel(ctx, G_.groups, G_.groups * 4, [&](int64_t k) { given_stats(ex, k); });
     }
@@ -1099,7 +1269,8 @@ class Plan final : public ExecutionPlan {
     }
     if (G_.cols) ex.mu_x = expanded(ex.mu);
     parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); });
-    parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_grad(ex, k); });
+    if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_grad_block(ex, b); });
+    else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_grad(ex, k); });
     ex.c1 = expanded(ex.c1);
     ex.c2 = expanded(ex.c2);
     ex.c3 = expanded(ex.c3);

@@ -238,6 +238,11 @@ const PathCase kCases[] = {
     {CUDNN_DATA_FLOAT, {5, 128, 13, 9}, Layout::nhwc, false, 1000, 1001, "NHWC C=128, data far from zero"},
     {CUDNN_DATA_FLOAT, {7, 16, 31, 17}, Layout::nhwc, false, -3, 5, "NHWC C=16, odd rows"},
     {CUDNN_DATA_FLOAT, {30, 16, 1, 2}, Layout::nhwc, true, -3, 5, "per activation NHWC, 32 sets a row"},
+    // Float NHWC with 512 or more channels: chan_stats (and from 1024
+    // channels chan_grad) per 128-column block, tiles of at least 64 rows,
+    // the finish by blocks of sets.
+    {CUDNN_DATA_FLOAT, {6, 2048, 5, 7}, Layout::nhwc, false, 1000, 1001, "NHWC C=2048, data far from zero"},
+    {CUDNN_DATA_FLOAT, {5, 1040, 6, 5}, Layout::nhwc, false, -3, 5, "NHWC C=1040, a 16-column last block"},
 };
 
 }  // namespace
@@ -385,6 +390,10 @@ const PlainCase kPlainCases[] = {
     {CUDNN_DATA_FLOAT, {9, 48, 7, 11}, Layout::nhwc, false, -3, 5, 1, 4, "NHWC C=48, y off 4 bytes"},
     {CUDNN_DATA_FLOAT, {5, 128, 13, 9}, Layout::nhwc, false, 1000, 1001, 0.5, 0, "NHWC C=128, far from zero"},
     {CUDNN_DATA_FLOAT, {30, 16, 1, 2}, Layout::nhwc, true, -3, 5, 1, 0, "per activation NHWC, 32 sets a row"},
+    {CUDNN_DATA_FLOAT, {6, 2048, 5, 7}, Layout::nhwc, false, 1000, 1001, 0.5, 0, "NHWC C=2048, far from zero"},
+    {CUDNN_DATA_FLOAT, {5, 1040, 6, 5}, Layout::nhwc, false, -3, 5, 1, 4, "NHWC C=1040, 16-column last block"},
+    {CUDNN_DATA_FLOAT, {5, 528, 6, 5}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC C=528, blocked statistics only"},
+    {CUDNN_DATA_FLOAT, {3, 4096, 3, 5}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC C=4096, two column chunks"},
 };
 
 }  // namespace
