@@ -27,8 +27,8 @@
 // gradient sums from register-resident per-channel kernels instead
 // (chan_stats_tile, chan_grad_tile), and the plain backward writes dx along
 // the row without a staging buffer (bwd_row). Float rows of 512 or more
-// sets run the same kernels per 128-column block (wide_stats_tile; the
-// gradient sums from 1024 sets, wide_grad_tile) on tiles of 64+ rows, and
+// sets run the same kernels per 128-column block (chan_stats_tile; the
+// gradient sums from 1024 sets, chan_grad_tile) on tiles of 64+ rows, and
 // unfolded rows finish their sets in blocks (finish_stats_block).
 //
 // Rows mode with sets small enough for a core's L2 runs set-major: one
@@ -81,7 +81,7 @@ constexpr int64_t kRowsTile = 8192;    // rows mode: elements per tile (L1 / L2 
 constexpr int64_t kColsTile = 32768;   // cols mode: elements per tile
 constexpr int64_t kColsChunk = 2048;   // cols mode: columns per tile at most
 // Cols mode, float, at least kWideMin sets a row (no folding): the
-// statistics and gradient sums per block of 128 columns (wide_stats_tile),
+// statistics and gradient sums per block of 128 columns (chan_stats_tile),
 // at least kWideRows rows a tile. Not for C = 256: 32x256x28x28 backward
 // (x and dy, 51 MB, from memory) took 4.2-7.7 ms against 2.9-3.8 with the
 // generic loops (the blocks read each row in two strided halves); training
@@ -252,7 +252,7 @@ Geometry make_geometry(const graph::Graph &g) {
     G.chunk = (G.inner + G.nch - 1) / G.nch;
     G.B = std::clamp<int64_t>(kColsTile / G.chunk, 1, G.rcount);
     // Float rows of more than 128 sets (the per-128-column kernels, see
-    // wide_stats_tile): at least 64 rows a tile (a 128-column block's rows,
+    // chan_stats_tile): at least 64 rows a tile (a 128-column block's rows,
     // 32 KB, stay in L1 / L2 for the second pass), fewer partials for the
     // finish (32x2048x7x7: 98 tiles of 16 rows, 3.2 MB of partials, -> 25).
     static const bool no_wide = env_has_word("FREEDNN_CPU_NORM_TUNE", "nowide");
@@ -479,7 +479,7 @@ class Plan final : public ExecutionPlan {
     normk::BwdRowFn bwd_row = nullptr;
     // Float data, cols mode, more than 128 sets a row (no folding), chunks
     // of whole 16-float vectors: chan_stats / chan_grad per block of 128
-    // columns over the tile (wide_stats_tile, wide_grad_tile).
+    // columns over the tile (chan_stats_tile, chan_grad_tile).
     bool wide = false;
   };
 
@@ -674,24 +674,9 @@ class Plan final : public ExecutionPlan {
   // tile beat one: a single pass from a shift (the tile's first row) would
   // cancel where that row lies far from the mean.
   // FREEDNN_CPU_NORM_TUNE=welford: Welford's row kernel as before.
-  void chan_stats_tile(const Exec<float> &ex, int64_t t) const {
-    thread_local std::vector<const float *> rows;
-    if (ex.wide) {
-      wide_stats_tile(ex, t);
-      return;
-    }
-    if (rows.size() < static_cast<size_t>(G_.B)) rows.resize(static_cast<size_t>(G_.B));
-    int64_t nrows = 0;
-    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t, int64_t, int64_t) {
-      rows[j] = reinterpret_cast<const float *>(ex.base[kX]) + off[kX];
-      nrows = j + 1;
-    });
-    double *out = ex.part + 2 * t * G_.chunk;
-    ex.chan_stats(rows.data(), nrows, G_.fold, out, out + 1);
-  }
-
-  // Cols mode, float, rows of kWideMin sets or more (NHWC batch norm with C
-  // = 512, 2048, no folding): chan_stats on each block of 128 columns of
+  //
+  // Wide rows (ex.wide: rows of kWideMin sets or more, NHWC batch norm with
+  // C = 512, 2048, no folding): chan_stats on each block of 128 columns of
   // the tile in turn (the rows strided by the row length, the block's rows,
   // 64 x 512 B, in L1 / L2 for the second pass), per-column (mean, m2) as
   // welford_tile leaves them. Welford's row kernel (mean and m2 loaded and
@@ -702,7 +687,7 @@ class Plan final : public ExecutionPlan {
   // ms (ours / oneDNN 0.40 -> 0.69-0.90); 32x512x14x14 statistics 0.31-0.33
   // -> 0.22-0.27 ms. FREEDNN_CPU_NORM_TUNE=nowide: Welford's kernel, the
   // generic gradient loops and 16-row tiles as before.
-  void wide_stats_tile(const Exec<float> &ex, int64_t t) const {
+  void chan_stats_tile(const Exec<float> &ex, int64_t t) const {
     thread_local std::vector<const float *> rows;
     if (rows.size() < static_cast<size_t>(G_.B)) rows.resize(static_cast<size_t>(G_.B));
     int64_t nrows = 0, len = 0;
@@ -712,6 +697,11 @@ class Plan final : public ExecutionPlan {
       len = n;
     });
     double *out = ex.part + 2 * t * G_.chunk;
+    if (!ex.wide) {
+      ex.chan_stats(rows.data(), nrows, G_.fold, out, out + 1);
+      return;
+    }
+    // Wide rows: each block of kWideBlock columns in turn.
     for (int64_t cb = 0; cb < len; cb += kWideBlock) {
       const int64_t w = std::min(kWideBlock, len - cb);
       if (cb > 0)
@@ -720,10 +710,20 @@ class Plan final : public ExecutionPlan {
     }
   }
 
-  // Backward as wide_stats_tile: chan_grad per block of 128 columns (from
-  // kWideGradMin sets a row). 32x2048x7x7 backward, 2 threads: 2.17-3.09 ->
+  static constexpr int64_t kWideBlock = 128;
+
+  // Backward, cols mode as chan_stats_tile: tile t's per-set sum g and
+  // sum g (x - mean) with the sums in registers (normk chan_grad), in the
+  // folded partials' layout. The generic loop below keeps both sums per
+  // column in memory (two loads and two stores an element), and the generic
+  // dx loop stages each row through a buffer (bwd_row writes dx directly).
+  // 2 threads, 32x64x56x56 f32 backward, six processes each alternating:
+  // 2.69-3.61 ms (median 2.87) -> 1.61-2.59 (2.06), ours / oneDNN 0.92 ->
+  // 1.20 (medians); FREEDNN_CPU_NORM_TUNE=oldbwd: the generic loops.
+  // Wide rows (from kWideGradMin sets a row): chan_grad per block of
+  // kWideBlock columns. 32x2048x7x7 backward, 2 threads: 2.17-3.09 ->
   // 1.49-1.91 ms with the block finish and 64-row tiles (alternating).
-  void wide_grad_tile(const Exec<float> &ex, int64_t t) const {
+  void chan_grad_tile(const Exec<float> &ex, int64_t t) const {
     thread_local std::vector<const float *> rows;
     if (rows.size() < static_cast<size_t>(2 * G_.B)) rows.resize(static_cast<size_t>(2 * G_.B));
     const float **gr = rows.data(), **xr = rows.data() + G_.B;
@@ -736,40 +736,16 @@ class Plan final : public ExecutionPlan {
       k0 = kb * G_.width + c0;
     });
     double *out = ex.part + 2 * t * G_.chunk;
+    if (!ex.wide) {
+      ex.chan_grad(gr, xr, nrows, G_.fold, ex.mu.data() + k0, out, out + 1);
+      return;
+    }
     for (int64_t cb = 0; cb < len; cb += kWideBlock) {
       const int64_t w = std::min(kWideBlock, len - cb);
       if (cb > 0)
         for (int64_t j = 0; j < nrows; ++j) gr[j] += kWideBlock, xr[j] += kWideBlock;
       normk::chan_grad_for(w)(gr, xr, nrows, 1, ex.mu.data() + k0 + cb, out + 2 * cb, out + 2 * cb + 1);
     }
-  }
-  static constexpr int64_t kWideBlock = 128;
-
-  // Backward, cols mode as chan_stats_tile: tile t's per-set sum g and
-  // sum g (x - mean) with the sums in registers (normk chan_grad), in the
-  // folded partials' layout. The generic loop below keeps both sums per
-  // column in memory (two loads and two stores an element), and the generic
-  // dx loop stages each row through a buffer (bwd_row writes dx directly).
-  // 2 threads, 32x64x56x56 f32 backward, six processes each alternating:
-  // 2.69-3.61 ms (median 2.87) -> 1.61-2.59 (2.06), ours / oneDNN 0.92 ->
-  // 1.20 (medians); FREEDNN_CPU_NORM_TUNE=oldbwd: the generic loops.
-  void chan_grad_tile(const Exec<float> &ex, int64_t t) const {
-    if (ex.wide) {
-      wide_grad_tile(ex, t);
-      return;
-    }
-    thread_local std::vector<const float *> rows;
-    if (rows.size() < static_cast<size_t>(2 * G_.B)) rows.resize(static_cast<size_t>(2 * G_.B));
-    const float **gr = rows.data(), **xr = rows.data() + G_.B;
-    int64_t nrows = 0, kset = 0;
-    walk_tile(t, [&](const int64_t *off, int64_t j, int64_t, int64_t, int64_t kb) {
-      gr[j] = reinterpret_cast<const float *>(ex.base[kDY]) + off[kDY];
-      xr[j] = reinterpret_cast<const float *>(ex.base[kX]) + off[kX];
-      nrows = j + 1;
-      kset = kb;
-    });
-    double *out = ex.part + 2 * t * G_.chunk;
-    ex.chan_grad(gr, xr, nrows, G_.fold, ex.mu.data() + kset * G_.width, out, out + 1);
   }
 
   // Tile t's sum g and sum g * (x - mean) into part (backward).
