@@ -123,7 +123,7 @@ struct NormArgs {
   // Inference form (cuda/normalization_infer.cu; forward with the
   // statistics given, both fast forms): one launch, coefficients computed
   // per block. FREEDNN_NORM_TUNE switches: infer_form ("noinf": off),
-  // infer_unroll (vectors per thread and loop step, "iu=2", "iu=4", "iu=8";
+  // infer_unroll (vectors per thread and loop step, "iu=4", "iu=8";
   // 0: 8 in the cols form, 4 in the rows form), infer_blocks (the grid's blocks per multiprocessor, "ib=N";
   // 0: as many as are resident at once).
   bool infer_form = true;
