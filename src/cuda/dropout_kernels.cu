@@ -292,7 +292,10 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
   // 16-byte store): stored as P or uint4, nvcc split them into 2- or 4-byte
   // stores (8 or 4 times the store requests; H100 f16 NHWC 0.35 of copy with
   // L2 90 % busy).
-  auto scaled = [&](int p, int ai) {
+#pragma unroll
+  for (int p = 0; p < kPasses; ++p) {
+    const int ai = ar + p * kRowsPerPass;
+    if (ai >= a_count) continue;
     const uint8_t *kb = keep + ai * kPitch + vb;
     uint32_t bytes[V / 4];
 #pragma unroll
@@ -302,25 +305,12 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
     for (int i = 0; i < V; ++i)
       o.v[i] = Storage<S>::store(((bytes[i / 4] >> (8 * (i % 4))) & 1u) ? Storage<S>::template load<C>(v[p].v[i]) * scale
                                                                        : C(0));
-    return o;
-  };
-  if (full_vec) {
-#pragma unroll
-    for (int p = 0; p < kPasses; ++p) {
-      const int ai = ar + p * kRowsPerPass;
-      if (ai >= a_count) continue;
-      const P o = scaled(p, ai);
+    S *dst = y + ai * t.a_stride + vb;
+    if (full_vec) {
       uint4 u;
       memcpy(&u, &o, sizeof(u));
-      __stwb(reinterpret_cast<uint4 *>(y + ai * t.a_stride + vb), u);
-    }
-  } else {
-#pragma unroll
-    for (int p = 0; p < kPasses; ++p) {
-      const int ai = ar + p * kRowsPerPass;
-      if (ai >= a_count) continue;
-      const P o = scaled(p, ai);
-      S *dst = y + ai * t.a_stride + vb;
+      __stwb(reinterpret_cast<uint4 *>(dst), u);
+    } else {
 #pragma unroll
       for (int i = 0; i < V; ++i)
         if (vb + i < b_count) dst[i] = o.v[i];

@@ -53,9 +53,9 @@ struct LrnArgs {
 // / "c64" (plane kernels: channels per thread), "noftz" (the float powers'
 // special functions with subnormal handling, lrn_device.cuh), "divrows"
 // (NHWC register kernels: every row's offsets by divisions, not
-// LrnArgs::row_stride), "noalt" (plane forward: every chunk walked upwards,
-// planes_forward), "lb8" / "pf12" (plane forward: 8 blocks per SM / 12
-// accesses in flight; see planes_forward_var).
+// LrnArgs::row_stride), "noalt" (plane forward: every chunk walked
+// upwards), "lb8" / "pf12" (plane forward: 8 blocks per SM / 12 accesses in
+// flight; see planes_forward).
 struct LrnTune {
   bool old = false, r2 = false, nopf = false, old16 = false, old32 = false, v8 = false, noftz = false,
        divrows = false;

@@ -39,7 +39,7 @@ using namespace lrn_detail;
 constexpr int kPlaneThreads = 128;
 constexpr int kFwdSlots = 8, kFwdAhead = 7;     // ring slots, accesses in flight
 constexpr int kBwdSlots = 16, kBwdAhead = 12;   // per operand (x, dy)
-constexpr int kFwdUnroll = 1, kBwdUnroll = 1;  // channels per loop body
+constexpr int kBwdUnroll = 1;  // channels per loop body
 constexpr int kFwdMinBlocks = 4, kBwdMinBlocks = 3;  // per SM (__launch_bounds__)
 
 template <class T, int V>
@@ -111,68 +111,9 @@ struct PlaneRing {
   __device__ const L &slot(int s) const { return mine[s * kPlaneThreads]; }
 };
 
-template <class T, int V, int BEHIND, int AHEAD>
-__global__ void __launch_bounds__(kPlaneThreads, kFwdMinBlocks) planes_forward(LrnArgs a, int64_t vpos, int chunk) {
-  using L = Lanes<T, V>;
-  constexpr int N = BEHIND + AHEAD + 1, D = kFwdSlots, PF = kFwdAhead;
-  static_assert(PF < D, "a slot is refilled only after its read");
-  extern __shared__ __align__(16) unsigned char lrn_planes_ring[];
-  PlaneWork w;
-  if (!plane_work(a, vpos, chunk, w)) return;
-  const Offsets off = position_offsets(a, w.vp * V);
-  const T *x = static_cast<const T *>(a.ptr[LrnArgs::kX]) + off.o[LrnArgs::kX];
-  T *y = static_cast<T *>(a.ptr[LrnArgs::kY]) + off.o[LrnArgs::kY];
-  const int64_t xs = a.strides[LrnArgs::kX][1], ys = a.strides[LrnArgs::kY][1], C_ = a.dims[1];
-  // Access i: x at channel c0 - BEHIND + i, into slot i % D.
-  const int loads = static_cast<int>(w.c1 - w.c0) + N - 1;
-  const PlaneRing<L> ring(lrn_planes_ring);
-  auto issue = [&](int i) {
-    if (i < loads) {
-      const int64_t c = w.c0 - BEHIND + i;
-      const bool ok = c >= 0 && c < C_;
-      cp_async_ordered<sizeof(L)>(ring.slot_addr(i % D), ok ? x + c * xs : x, ok);
-    }
-    cp_async_commit_ordered();  // empty groups past the end keep the count uniform
-  };
-#pragma unroll
-  for (int i = 0; i < PF; ++i) issue(i);
-  const float k = a.kf, al = a.af, beta = a.betaf, blend_alpha = a.blend_alpha_f, blend_beta = a.blend_beta_f;
-  const int kind = a.kind;
-  float xw[N][V] = {};  // x of the last N accesses
-  for (int i0 = 0; i0 < loads; i0 += kFwdUnroll) {
-#pragma unroll
-    for (int u = 0; u < kFwdUnroll; ++u) {
-      const int i = i0 + u;
-      if (i >= loads) break;
-      issue(i + PF);
-      cp_async_wait_ordered<PF>();  // access i has landed
-      const L v = ring.slot(i % D);
-#pragma unroll
-      for (int j = 0; j + 1 < N; ++j)
-#pragma unroll
-        for (int e = 0; e < V; ++e) xw[j][e] = xw[j + 1][e];
-      to_floats<T, V>(v, xw[N - 1]);
-      if (i < N - 1) continue;
-      // Channel c0 + i - (N - 1): its window is xw[0 .. N-1], x at xw[BEHIND].
-      float out[V];
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        float acc = 0.0f;
-#pragma unroll
-        for (int j = 0; j < N; ++j) acc += xw[j][e] * xw[j][e];
-        out[e] = k + al * acc;
-      }
-      neg_pow_all<V>(out, beta, kind);
-#pragma unroll
-      for (int e = 0; e < V; ++e) out[e] = xw[BEHIND][e] * out[e];
-      store_blended<T, V>(y + (w.c0 + i - (N - 1)) * ys, out, blend_alpha, blend_beta);
-    }
-  }
-}
-
-// planes_forward_var: planes_forward with every odd chunk of channels
-// walked from its last channel down (the default for 16-byte accesses;
-// FREEDNN_LRN_TUNE=noalt runs planes_forward), MINB blocks per SM for
+// planes_forward: every odd chunk of channels is walked from its last
+// channel down when `alt` is set (the default for 16-byte accesses;
+// FREEDNN_LRN_TUNE=noalt turns it off), MINB blocks per SM for
 // __launch_bounds__ and a ring of D slots with PF accesses in flight.
 // Neighbouring chunks share 2 x (BEHIND + AHEAD) halo channels. Walked the
 // same way, one chunk reads them at its start and the other at its end, a
@@ -202,16 +143,16 @@ __device__ __forceinline__ void planes_forward_walk(const LrnArgs &a, const Plan
       const bool ok = c >= 0 && c < C_;
       cp_async_ordered<sizeof(L)>(ring.slot_addr(i % D), ok ? x + c * xs : x, ok);
     }
-    cp_async_commit_ordered();
+    cp_async_commit_ordered();  // empty groups past the end keep the count uniform
   };
 #pragma unroll
   for (int i = 0; i < PF; ++i) issue(i);
   const float k = a.kf, al = a.af, beta = a.betaf, blend_alpha = a.blend_alpha_f, blend_beta = a.blend_beta_f;
   const int kind = a.kind;
-  float xw[N][V] = {};
+  float xw[N][V] = {};  // x of the last N accesses
   for (int i = 0; i < loads; ++i) {
     issue(i + PF);
-    cp_async_wait_ordered<PF>();
+    cp_async_wait_ordered<PF>();  // access i has landed
     const L v = ring.slot(i % D);
 #pragma unroll
     for (int j = 0; j + 1 < N; ++j)
@@ -241,7 +182,7 @@ __device__ __forceinline__ void planes_forward_walk(const LrnArgs &a, const Plan
 
 template <class T, int V, int BEHIND, int AHEAD, int MINB, int D, int PF>
 __global__ void __launch_bounds__(kPlaneThreads, MINB)
-    planes_forward_var(LrnArgs a, int64_t vpos, int chunk, int alt) {
+    planes_forward(LrnArgs a, int64_t vpos, int chunk, int alt) {
   extern __shared__ __align__(16) unsigned char lrn_planes_ring[];
   PlaneWork w;
   if (!plane_work(a, vpos, chunk, w)) return;
@@ -361,28 +302,20 @@ void launch_planes(const LrnArgs &a, int64_t vpos, int chunk, cudaStream_t s) {
     check_launch("lrn planes_backward");
   } else {
     const LrnTune &tune = lrn_tune();
-    if constexpr (sizeof(Lanes<T, V>) == 16) {
-      if (!tune.noalt || tune.lb8 || tune.pf12) {
-        const int alt = tune.noalt ? 0 : 1;
-        if (tune.pf12) {
-          constexpr size_t smem = 16 * slot;
-          planes_forward_var<T, V, BEHIND, AHEAD, kFwdMinBlocks, 16, 12>
-              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
-        } else if (tune.lb8) {
-          constexpr size_t smem = kFwdSlots * slot;
-          planes_forward_var<T, V, BEHIND, AHEAD, 8, kFwdSlots, kFwdAhead>
-              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
-        } else {
-          constexpr size_t smem = kFwdSlots * slot;
-          planes_forward_var<T, V, BEHIND, AHEAD, kFwdMinBlocks, kFwdSlots, kFwdAhead>
-              <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
-        }
-        check_launch("lrn planes_forward_var");
-        return;
-      }
+    const int alt = sizeof(Lanes<T, V>) == 16 && !tune.noalt ? 1 : 0;
+    if (tune.pf12) {
+      constexpr size_t smem = 16 * slot;
+      planes_forward<T, V, BEHIND, AHEAD, kFwdMinBlocks, 16, 12>
+          <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
+    } else if (tune.lb8) {
+      constexpr size_t smem = kFwdSlots * slot;
+      planes_forward<T, V, BEHIND, AHEAD, 8, kFwdSlots, kFwdAhead>
+          <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
+    } else {
+      constexpr size_t smem = kFwdSlots * slot;
+      planes_forward<T, V, BEHIND, AHEAD, kFwdMinBlocks, kFwdSlots, kFwdAhead>
+          <<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk, alt);
     }
-    constexpr size_t smem = kFwdSlots * slot;
-    planes_forward<T, V, BEHIND, AHEAD><<<blocks, kPlaneThreads, smem, s>>>(a, vpos, chunk);
     check_launch("lrn planes_forward");
   }
 }

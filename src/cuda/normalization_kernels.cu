@@ -1190,38 +1190,42 @@ bool run_fast(const NormArgs &a, const Ws<C> &ws, void *pers_ws, cudaStream_t s)
 }
 
 // The generic kernels: forward (x, z: S; y: O) and backward (x: S; dy: G;
-// dx, dz: O).
-template <class S, class O, class C>
-void run_forward(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
-  const dim3 block(kBX, kBY);
-  const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
-  const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
+// dx, dz: O). Both start with the statistics (unless given) and their
+// finalize; the launch shapes are shared.
+struct GenericLaunch {
+  dim3 block, grid;
+  unsigned fin_blocks;  // a warp per set
+};
+template <class S, class C>
+GenericLaunch run_statistics(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
+  GenericLaunch l;
+  l.block = dim3(kBX, kBY);
+  l.grid = dim3(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
+  l.fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);
   if (!a.stats_given) {
-    stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
+    stats_partial<S, C><<<l.grid, l.block, 0, s>>>(a, ws);
     check_launch("normalization stats_partial");
   }
-  forward_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
+  forward_finalize<C, 32><<<l.fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization forward_finalize");
-  forward_apply<S, O, C><<<grid, block, 0, s>>>(a, ws);
+  return l;
+}
+
+template <class S, class O, class C>
+void run_forward(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
+  const GenericLaunch l = run_statistics<S, C>(a, ws, s);
+  forward_apply<S, O, C><<<l.grid, l.block, 0, s>>>(a, ws);
   check_launch("normalization forward_apply");
 }
 
 template <class S, class G, class O, class C>
 void run_backward(const NormArgs &a, const Ws<C> &ws, cudaStream_t s) {
-  const dim3 block(kBX, kBY);
-  const dim3 grid(static_cast<unsigned>(a.cols ? (a.groups + kBX - 1) / kBX : a.groups), static_cast<unsigned>(a.splits));
-  const unsigned fin_blocks = static_cast<unsigned>((a.groups * 32 + 127) / 128);  // a warp per set
-  if (!a.stats_given) {
-    stats_partial<S, C><<<grid, block, 0, s>>>(a, ws);
-    check_launch("normalization stats_partial");
-  }
-  forward_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
-  check_launch("normalization forward_finalize");
-  grad_partial<S, G, C><<<grid, block, 0, s>>>(a, ws);
+  const GenericLaunch l = run_statistics<S, C>(a, ws, s);
+  grad_partial<S, G, C><<<l.grid, l.block, 0, s>>>(a, ws);
   check_launch("normalization grad_partial");
-  grad_finalize<C, 32><<<fin_blocks, 128, 0, s>>>(a, ws);
+  grad_finalize<C, 32><<<l.fin_blocks, 128, 0, s>>>(a, ws);
   check_launch("normalization grad_finalize");
-  backward_apply<S, G, O, C><<<grid, block, 0, s>>>(a, ws);
+  backward_apply<S, G, O, C><<<l.grid, l.block, 0, s>>>(a, ws);
   check_launch("normalization backward_apply");
 }
 

@@ -1594,34 +1594,32 @@ __global__ void __launch_bounds__(256) pooling_max_backward_codes_rows(Geo g, co
 // of 4 vectors but not 8): 0.367 ms. Those figures are from a stand-alone
 // harness with this kernel's code; the library's path passed the GPU
 // tests on 2026-11-23 (PoolingBackward.MaxNhwcStreaming).
+// PairBits<T2>: a 32-bit word as a pair T2 of 16-bit values; PairOps<S>
+// adds the conversions of storage type S.
+template <class T2>
+struct PairBits {
+  using T = T2;
+  __device__ static T as(uint32_t w) { return *reinterpret_cast<const T *>(&w); }
+  __device__ static uint32_t bits(T v) { return *reinterpret_cast<const uint32_t *>(&v); }
+  __device__ static uint32_t gt(uint32_t a, uint32_t b) { return __hgt2_mask(as(a), as(b)); }
+  __device__ static uint32_t gtu(uint32_t a, uint32_t b) { return __hgtu2_mask(as(a), as(b)); }
+  __device__ static uint32_t eq(uint32_t a, uint32_t b) { return __heq2_mask(as(a), as(b)); }
+  __device__ static uint32_t add(uint32_t a, uint32_t b) { return bits(__hadd2(as(a), as(b))); }
+};
 template <class S>
 struct PairOps;
 template <>
-struct PairOps<half_bits> {
-  using T = __half2;
-  __device__ static T as(uint32_t w) { return *reinterpret_cast<const T *>(&w); }
-  __device__ static uint32_t bits(T v) { return *reinterpret_cast<const uint32_t *>(&v); }
+struct PairOps<half_bits> : PairBits<__half2> {
   __device__ static uint32_t splat(float f) { return bits(__float2half2_rn(f)); }
   __device__ static float2 to_float2(uint32_t w) { return __half22float2(as(w)); }
   __device__ static uint32_t from_float2(float2 f) { return bits(__float22half2_rn(f)); }
-  __device__ static uint32_t gt(uint32_t a, uint32_t b) { return __hgt2_mask(as(a), as(b)); }
-  __device__ static uint32_t gtu(uint32_t a, uint32_t b) { return __hgtu2_mask(as(a), as(b)); }
-  __device__ static uint32_t eq(uint32_t a, uint32_t b) { return __heq2_mask(as(a), as(b)); }
-  __device__ static uint32_t add(uint32_t a, uint32_t b) { return bits(__hadd2(as(a), as(b))); }
   static constexpr uint32_t kNegInf = 0xfc00fc00u;
 };
 template <>
-struct PairOps<bf16_bits> {
-  using T = __nv_bfloat162;
-  __device__ static T as(uint32_t w) { return *reinterpret_cast<const T *>(&w); }
-  __device__ static uint32_t bits(T v) { return *reinterpret_cast<const uint32_t *>(&v); }
+struct PairOps<bf16_bits> : PairBits<__nv_bfloat162> {
   __device__ static uint32_t splat(float f) { return bits(__float2bfloat162_rn(f)); }
   __device__ static float2 to_float2(uint32_t w) { return __bfloat1622float2(as(w)); }
   __device__ static uint32_t from_float2(float2 f) { return bits(__float22bfloat162_rn(f)); }
-  __device__ static uint32_t gt(uint32_t a, uint32_t b) { return __hgt2_mask(as(a), as(b)); }
-  __device__ static uint32_t gtu(uint32_t a, uint32_t b) { return __hgtu2_mask(as(a), as(b)); }
-  __device__ static uint32_t eq(uint32_t a, uint32_t b) { return __heq2_mask(as(a), as(b)); }
-  __device__ static uint32_t add(uint32_t a, uint32_t b) { return bits(__hadd2(as(a), as(b))); }
   static constexpr uint32_t kNegInf = 0xff80ff80u;
 };
 
