@@ -141,6 +141,22 @@ __global__ void __launch_bounds__(kThreads) dropout_wide_kernel(DropoutArgs a, C
   }
 }
 
+// Logical index and memory offset of batch coordinate z (the grid's z) of
+// a tiled view.
+__device__ inline void batch_base(const DropoutTiled &t, uint32_t z, int64_t &logical, int64_t &mem) {
+  if (t.batch_rank == 1) {
+    logical = z * t.batch_logical[0];
+    mem = z * t.batch_stride[0];
+    return;
+  }
+  for (int d = t.batch_rank - 1; d >= 0; --d) {
+    const uint32_t e = static_cast<uint32_t>(t.batch_extent[d]), i = z % e;
+    z /= e;
+    logical += i * t.batch_logical[d];
+    mem += i * t.batch_stride[d];
+  }
+}
+
 // dropout_tiled_kernel: x and y the same dense permuted layout (DropoutTiled:
 // A the logical innermost dim, B the memory innermost one). The per-element
 // path decomposed every logical index and touched memory at stride a_stride
@@ -191,18 +207,7 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
   // divisions, which would cost each thread about as much as its Philox work.
   const int64_t b0 = static_cast<int64_t>(blockIdx.x) * TB, a0 = static_cast<int64_t>(blockIdx.y) * TA;
   int64_t base_logical = 0, base_mem = 0;
-  if (t.batch_rank == 1) {
-    base_logical = blockIdx.z * t.batch_logical[0];
-    base_mem = blockIdx.z * t.batch_stride[0];
-  } else {
-    uint32_t rest = blockIdx.z;
-    for (int d = t.batch_rank - 1; d >= 0; --d) {
-      const uint32_t e = static_cast<uint32_t>(t.batch_extent[d]), i = rest % e;
-      rest /= e;
-      base_logical += i * t.batch_logical[d];
-      base_mem += i * t.batch_stride[d];
-    }
-  }
+  batch_base(t, blockIdx.z, base_logical, base_mem);
   const int a_count = static_cast<int>(t.a_extent - a0 < TA ? t.a_extent - a0 : TA);
   const int b_count = static_cast<int>(t.b_extent - b0 < TB ? t.b_extent - b0 : TB);
   base_logical += b0 * t.b_logical + a0;
@@ -318,19 +323,114 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
   }
 }
 
+// dropout_runs_kernel: the tiled views whose rows start on mask words
+// (a_extent, b_logical and every batch_logical multiples of 32: NHWC with
+// H W a multiple of 32, NDHWC with W one, ...). A thread takes one vector
+// of V consecutive B values (16 bytes of memory) at 32 consecutive A
+// values: V whole mask words, one per B row, which it computes (8 Philox
+// blocks a word, the other kernels' counters) or loads itself; no lane
+// exchange, no shared memory. Lanes go along B first (lanes_b of them, a
+// warp's access a contiguous run of up to 512 bytes, as a packed tensor's),
+// then along A chunks of 32; the 32 A values stream through a ring of
+// kRunDepth vectors in registers. The tiled kernel's accesses are 128-byte
+// pieces of 4 or 8 rows a warp: f16 NHWC 64x256x64x64 ran at 0.56 / 0.65
+// of copy forward / backward on the H100, the backward with no Philox work
+// at all (and a transposition-free kernel with 32-byte pieces of 8 rows at
+// 0.49 / 0.61). This kernel, same runs: 0.74-0.76 / 0.90-0.91 (9.8 ->
+// 13.6 x cuDNN 9.19 backward); f32 NHWC 0.88 / 0.95 -> 0.89-0.90 / 0.95.
+// The forward is bounded at 6 CTAs' registers (80; 112 unbounded: 0.74
+// against 0.76), the Philox phase of one warp overlapping others' streams.
+constexpr int kRunThreads = 128, kRunDepth = 8;
+
+template <class S, class C, bool FWD>
+__global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
+    dropout_runs_kernel(DropoutArgs a, C scale, bool vec, int lanes_b, int warps_b) {
+  constexpr int V = static_cast<int>(16 / sizeof(S));
+  using P = Pack<S, V>;
+  const DropoutTiled &t = a.tiled;
+  const int lane = threadIdx.x & 31, warp = static_cast<int>(threadIdx.x / 32);
+  const int runs = 32 / lanes_b, warps_a = static_cast<int>(blockDim.x / 32) / warps_b;  // A chunks a warp, warps along A
+  const int64_t b0 = ((static_cast<int64_t>(blockIdx.x) * warps_b + warp % warps_b) * lanes_b + lane % lanes_b) * V;
+  const int64_t chunk = (static_cast<int64_t>(blockIdx.y) * warps_a + warp / warps_b) * runs + lane / lanes_b;
+  const int b_count = static_cast<int>(t.b_extent - b0 < V ? t.b_extent - b0 : V);
+  if (chunk >= t.a_extent / 32 || b_count <= 0) return;  // no lane exchanges below
+  int64_t base_logical = 0, base_mem = 0;
+  batch_base(t, blockIdx.z, base_logical, base_mem);
+  const int64_t row0 = base_mem + b0 + chunk * 32 * t.a_stride;
+  const S *x = static_cast<const S *>(a.x.ptr) + row0;
+  S *y = static_cast<S *>(a.y.ptr) + row0;
+  const bool full = vec && b_count == V;
+  P ring[kRunDepth];
+  if (full) {
+#pragma unroll
+    for (int r = 0; r < kRunDepth; ++r) ring[r] = *reinterpret_cast<const P *>(x + r * t.a_stride);
+  }
+  // Word of B row b0 + i over this chunk: word0 + i * word_step.
+  const int64_t word0 = (base_logical + b0 * t.b_logical) / 32 + chunk, word_step = t.b_logical / 32;
+  uint32_t bits[V];
+  if constexpr (FWD) {
+    const uint64_t seed = *a.seed, offset = *a.offset;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      bits[i] = philox::keep_word(seed, offset, static_cast<uint64_t>(word0 + i * word_step), a.threshold);
+      if (i < b_count) a.mask[word0 + i * word_step] = bits[i];
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < V; ++i) bits[i] = i < b_count ? __ldg(a.mask + word0 + i * word_step) : 0u;
+  }
+  if (!full) {  // a partial vector or unaligned strides: element by element
+    for (int r = 0; r < 32; ++r)
+      for (int i = 0; i < b_count; ++i) {
+        const int64_t o = r * t.a_stride + i;
+        y[o] = Storage<S>::store(((bits[i] >> r) & 1u) ? Storage<S>::template load<C>(x[o]) * scale : C(0));
+      }
+    return;
+  }
+  // Row r0 + u of the chunk is in ring[u]; its keep bits are bit u of
+  // bits[i] (shifted down a ring's worth each round). Rolled rounds, so
+  // that the row addresses are two running pointers, not 32 registers.
+  const S *next = x + kRunDepth * t.a_stride;
+  S *dst = y;
+#pragma unroll 1
+  for (int r0 = 0; r0 < 32; r0 += kRunDepth) {
+#pragma unroll
+    for (int u = 0; u < kRunDepth; ++u) {
+      const P v = ring[u];
+      if (r0 + kRunDepth < 32) {
+        ring[u] = *reinterpret_cast<const P *>(next);
+        next += t.a_stride;
+      }
+      P o;
+#pragma unroll
+      for (int i = 0; i < V; ++i)
+        o.v[i] = Storage<S>::store(((bits[i] >> u) & 1u) ? Storage<S>::template load<C>(v.v[i]) * scale : C(0));
+      uint4 w;
+      memcpy(&w, &o, sizeof(w));
+      __stwb(reinterpret_cast<uint4 *>(dst), w);
+      dst += t.a_stride;
+    }
+#pragma unroll
+    for (int i = 0; i < V; ++i) bits[i] >>= kRunDepth;
+  }
+}
+
 __global__ void advance_offset_kernel(uint64_t *offset) { *offset += 1; }
 
 // FREEDNN_DROPOUT_TUNE (comma-separated words, for measurements): "old"
 // (dropout_kernel for every type and layout), "e8" / "e16"
 // (dropout_wide_kernel with that many elements a thread for FLOAT, HALF and
 // BFLOAT16), "notile" (permuted dense tensors on the per-element path of
-// dropout_kernel instead of dropout_tiled_kernel). Unset: packed 16-bit
-// types on the wide kernel with 16, FLOAT with 8, DOUBLE on dropout_kernel;
-// permuted dense FLOAT / HALF / BFLOAT16 on the tiled kernel.
+// dropout_kernel instead of dropout_tiled_kernel), "noruns" (the tiled
+// kernel also where dropout_runs_kernel applies). Unset: packed 16-bit types
+// on the wide kernel with 16, FLOAT with 8, DOUBLE on dropout_kernel;
+// permuted dense FLOAT / HALF / BFLOAT16 on the runs kernel where their rows
+// start on mask words, else on the tiled kernel.
 struct DropoutTune {
   bool old = false;
   bool notile = false;
   bool nobpre = false;
+  bool noruns = false;
   int elements = 0;  // 0: the default per type
 };
 const DropoutTune &dropout_tune() {
@@ -339,6 +439,7 @@ const DropoutTune &dropout_tune() {
     r.old = env_has_word("FREEDNN_DROPOUT_TUNE", "old");
     r.notile = env_has_word("FREEDNN_DROPOUT_TUNE", "notile");
     r.nobpre = env_has_word("FREEDNN_DROPOUT_TUNE", "nobpre");
+    r.noruns = env_has_word("FREEDNN_DROPOUT_TUNE", "noruns");
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e8")) r.elements = 8;
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e16")) r.elements = 16;
     return r;
@@ -380,11 +481,54 @@ bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
   return true;
 }
 
+// dropout_runs_kernel on a.tiled; false (nothing launched) when the view's
+// rows do not start on mask words or the grid would pass its limits.
+template <class S, class C>
+bool launch_runs(const DropoutArgs &a, C scale, cudaStream_t stream) {
+  constexpr int V = static_cast<int>(16 / sizeof(S));
+  const DropoutTiled &t = a.tiled;
+  if (t.a_extent % 32 != 0 || t.b_logical % 32 != 0) return false;
+  int64_t batch = 1;
+  bool vec = aligned_to(a.x.ptr, 16) && aligned_to(a.y.ptr, 16) && t.a_stride % V == 0;
+  for (int d = 0; d < t.batch_rank; ++d) {
+    if (t.batch_logical[d] % 32 != 0) return false;
+    batch *= t.batch_extent[d];
+    vec = vec && t.batch_stride[d] % V == 0;
+  }
+  // Lanes along B: the vectors of B, up to a warp (a power of two); up to
+  // 4 warps a CTA along A where there are chunks for them, then along B,
+  // and no more than the two need (NDHWC with W = 32 has one chunk a row:
+  // 128-thread CTAs left half their warps idle there, 0.89 of copy backward
+  // against the tiled kernel's 0.97).
+  constexpr int kWarps = kRunThreads / 32;
+  const int64_t b_vectors = (t.b_extent + V - 1) / V, chunks = t.a_extent / 32;
+  int lanes_b = 1;
+  while (lanes_b < 32 && lanes_b < b_vectors) lanes_b *= 2;
+  const int64_t runs = 32 / lanes_b;
+  int warps_a = 1, warps_b = 1;
+  while (warps_a < kWarps && warps_a * runs < chunks) warps_a *= 2;
+  while (warps_a * warps_b < kWarps && int64_t{warps_b} * lanes_b < b_vectors) warps_b *= 2;
+  const int64_t b_tiles = (b_vectors + int64_t{lanes_b} * warps_b - 1) / (int64_t{lanes_b} * warps_b);
+  const int64_t a_tiles = (chunks + runs * warps_a - 1) / (runs * warps_a);
+  if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
+  const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
+  const unsigned threads = static_cast<unsigned>(32 * warps_a * warps_b);
+  if (a.forward)
+    dropout_runs_kernel<S, C, true><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  else
+    dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  check_launch("dropout_runs_kernel");
+  return true;
+}
+
 template <class S, class C>
 void launch_typed(const DropoutArgs &a, C scale, cudaStream_t stream) {
   const DropoutTune &tune = dropout_tune();
   if constexpr (sizeof(S) <= 4) {
-    if (a.tiled.on && !tune.old && !tune.notile && launch_tiled<S, C>(a, scale, stream)) return;
+    if (a.tiled.on && !tune.old && !tune.notile) {
+      if (!tune.noruns && launch_runs<S, C>(a, scale, stream)) return;
+      if (launch_tiled<S, C>(a, scale, stream)) return;
+    }
   }
   // The wide kernel's vectors need 16-byte alignment (the engine's `packed`
   // checks only 4 elements' worth).
