@@ -31,6 +31,10 @@
 // gradient sums from 1024 sets, chan_grad_tile) on tiles of 64+ rows, and
 // unfolded rows finish their sets in blocks (finish_stats_block).
 //
+// In cols mode the pass that follows the statistics (or the gradient sums)
+// over the same tiles starts each thread on the tiles it read last, still in
+// its L2 (TileLog).
+//
 // Rows mode with sets small enough for a core's L2 runs set-major: one
 // thread takes a set from its statistics (or gradient sums) to its output,
 // so the second read of x comes from cache.
@@ -46,6 +50,7 @@
 // type's contiguous one are staged through per-thread buffers, so any strides
 // are accepted.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -416,6 +421,76 @@ inline void grad_sums<float>(const float *gp, const float *xp, int64_t n, float 
 }
 #endif
 
+// ---- Tile order between passes --------------------------------------------------
+
+// A small number naming the calling thread (pool workers and callers alike).
+inline int thread_slot() {
+  static std::atomic<int> next{0};
+  thread_local const int slot = next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+
+// Which thread ran which tiles of a pass over x, and in what order (by the
+// pool's chunks of consecutive tiles: one shared counter update a chunk, not
+// a tile). The next pass over the same tiles (forward training's y after
+// the statistics, the backward's dx after the gradient sums) starts each
+// thread on its own tiles, newest first, whose x (and dy) are still in its
+// L2, then on the others' tiles, oldest first (those their caches have
+// dropped by now). Handed out by the pool instead, the tiles a core's L2
+// still holds (2 MiB on the Xeon guest this was measured on: the last 3-4
+// of 32x2048x7x7's 25) mostly went to the other core, or were evicted
+// before their turn came.
+class TileLog {
+ public:
+  explicit TileLog(int64_t n) : n_(n), chunks_(static_cast<size_t>(n)) {}
+
+  // Records that the calling thread has finished tiles [lo, hi).
+  void done(int64_t lo, int64_t hi) {
+    chunks_[next_.fetch_add(1, std::memory_order_relaxed)] = {lo, hi, thread_slot()};
+  }
+
+  // Prepares replay(): after the logged pass has joined, before the next.
+  void rewind() {
+    order_.clear();
+    slot_.assign(static_cast<size_t>(n_), -1);
+    for (int64_t c = 0; c < next_.load(std::memory_order_relaxed); ++c)
+      for (int64_t t = chunks_[c].lo; t < chunks_[c].hi; ++t) {
+        order_.push_back(t);
+        slot_[t] = chunks_[c].slot;
+      }
+    claimed_.reset(new std::atomic<bool>[static_cast<size_t>(n_)]);
+    for (int64_t t = 0; t < n_; ++t) claimed_[t].store(false, std::memory_order_relaxed);
+  }
+
+  // Runs f(t) for the tiles not yet claimed, the calling thread's own first
+  // (newest first), then the rest (oldest first). Every thread of the next
+  // pass calls it; each tile runs once.
+  template <class F>
+  void replay(F &&f) {
+    const int me = thread_slot();
+    for (size_t i = order_.size(); i-- > 0;)
+      if (slot_[order_[i]] == me) claim(order_[i], f);
+    for (int64_t t : order_) claim(t, f);
+  }
+
+ private:
+  template <class F>
+  void claim(int64_t t, F &&f) {
+    if (!claimed_[t].load(std::memory_order_relaxed) && !claimed_[t].exchange(true, std::memory_order_relaxed)) f(t);
+  }
+
+  struct Chunk {
+    int64_t lo = 0, hi = 0;
+    int slot = -1;
+  };
+  int64_t n_;
+  std::vector<Chunk> chunks_;  // in the order they finished
+  std::atomic<int64_t> next_{0};
+  std::vector<int64_t> order_;  // the tiles in the order they finished
+  std::vector<int> slot_;       // per tile: the thread that ran it
+  std::unique_ptr<std::atomic<bool>[]> claimed_;
+};
+
 // ---- Plan ---------------------------------------------------------------------
 
 class Plan final : public ExecutionPlan {
@@ -483,17 +558,32 @@ class Plan final : public ExecutionPlan {
     bool wide = false;
   };
 
-  // Runs f(i) for i in [0, n), on the pool when the problem is large.
+  // Runs f(i) for i in [0, n), on the pool when the problem is large; logs
+  // the chunks in `log` where given.
   template <class F>
-  void parallel(const ExecContext &ctx, int64_t n, int64_t work, F &&f) const {
+  void parallel(const ExecContext &ctx, int64_t n, int64_t work, F &&f, TileLog *log = nullptr) const {
     auto body = [&](int64_t lo, int64_t hi) {
       for (int64_t t = lo; t < hi; ++t) f(t);
+      if (log != nullptr) log->done(lo, hi);
     };
     if (ctx.pool == nullptr || ctx.pool->size() <= 1 || n < 2 || work < kParallelElements) {
       body(0, n);
       return;
     }
     ctx.pool->parallel_for(n, body, std::min<int64_t>(n, ctx.pool->size() * 4));
+  }
+
+  // The second pass over the tiles of a pass logged in `log`: f(t) for
+  // every tile, each pool thread taking its own tiles first (TileLog).
+  template <class F>
+  void parallel_replay(const ExecContext &ctx, TileLog &log, F &&f) const {
+    log.rewind();
+    const int threads = ctx.pool != nullptr ? ctx.pool->size() : 1;
+    if (threads <= 1 || G_.tiles < 2 || G_.elements < kParallelElements) {
+      log.replay(f);
+      return;
+    }
+    ctx.pool->parallel_for(threads, [&](int64_t, int64_t) { log.replay(f); }, threads);
   }
 
   // Calls f(off[kNData], row index j within the tile, n, c0, kb) for every
@@ -1225,8 +1315,21 @@ class Plan final : public ExecutionPlan {
     // FREEDNN_CPU_NORM_TUNE=setfinish: finish_stats / finish_grad per set.
     static const bool old_finish = env_has_word("FREEDNN_CPU_NORM_TUNE", "setfinish");
     const bool block_fin = block_finish() && !old_finish;
+    // Cols mode: the pass after the statistics or gradient sums starts each
+    // thread on the tiles it has just read (TileLog). freednn-bench, 2
+    // threads, NHWC f32, 3 processes each alternating with the previous
+    // library, ms a call: training 32x2048x7x7 0.79-0.80 -> 0.74,
+    // 32x512x14x14 0.79-0.81 -> 0.73-0.74, 32x64x56x56 1.58-1.60 ->
+    // 1.44-1.57; backward 32x2048x7x7 1.22-1.25 -> 1.16-1.19, 32x64x56x56
+    // 2.32-2.39 -> 2.23-2.25 (docs/perf.md). Not rows mode: NCHW
+    // 32x32x112x112 (tiles of 25 KB) took 3-7% longer with it, in either
+    // order of a thread's own tiles. FREEDNN_CPU_NORM_TUNE=nolog: any order.
+    static const bool no_log = env_has_word("FREEDNN_CPU_NORM_TUNE", "nolog");
+    const bool use_log = !no_log && G_.cols;
+    TileLog log(use_log ? G_.tiles : 0);
+    const bool log_stats = use_log && !op.backward;  // the backward logs its gradient sums
     if (!ex.stats_given) {
-      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); });
+      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); }, log_stats ? &log : nullptr);
       if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_stats_block(ex, b); });
       else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_stats(ex, k); });
     } else {
@@ -1240,17 +1343,19 @@ class Plan final : public ExecutionPlan {
         for (A &v : ex.c1) v *= ex.alpha;
         for (A &v : ex.c2) v *= ex.alpha;
       }
-      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { forward_tile(ex, t); });
+      if (log_stats && !ex.stats_given) parallel_replay(ctx, log, [&](int64_t t) { forward_tile(ex, t); });
+      else parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { forward_tile(ex, t); });
       return;
     }
     if (G_.cols) ex.mu_x = expanded(ex.mu);
-    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); });
+    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); }, use_log ? &log : nullptr);
     if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_grad_block(ex, b); });
     else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_grad(ex, k); });
     ex.c1 = expanded(ex.c1);
     ex.c2 = expanded(ex.c2);
     ex.c3 = expanded(ex.c3);
-    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { backward_tile(ex, t); });
+    if (use_log) parallel_replay(ctx, log, [&](int64_t t) { backward_tile(ex, t); });
+    else parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { backward_tile(ex, t); });
   }
 
   Geometry G_;

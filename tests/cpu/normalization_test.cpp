@@ -394,6 +394,9 @@ const PlainCase kPlainCases[] = {
     {CUDNN_DATA_FLOAT, {5, 1040, 6, 5}, Layout::nhwc, false, -3, 5, 1, 4, "NHWC C=1040, 16-column last block"},
     {CUDNN_DATA_FLOAT, {5, 528, 6, 5}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC C=528, blocked statistics only"},
     {CUDNN_DATA_FLOAT, {3, 4096, 3, 5}, Layout::nhwc, false, 1000, 1001, 1, 0, "NHWC C=4096, two column chunks"},
+    // 25 tiles of 64 rows: the pool threads' second passes (y, dx) take
+    // their own tiles of the first pass, then the others' (TileLog).
+    {CUDNN_DATA_FLOAT, {32, 512, 7, 7}, Layout::nhwc, false, -3, 5, 1, 0, "NHWC C=512, 25 tiles"},
 };
 
 }  // namespace
