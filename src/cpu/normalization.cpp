@@ -1323,7 +1323,8 @@ class Plan final : public ExecutionPlan {
     // 1.44-1.57; backward 32x2048x7x7 1.22-1.25 -> 1.16-1.19, 32x64x56x56
     // 2.32-2.39 -> 2.23-2.25 (docs/perf.md). Not rows mode: NCHW
     // 32x32x112x112 (tiles of 25 KB) took 3-7% longer with it, in either
-    // order of a thread's own tiles. FREEDNN_CPU_NORM_TUNE=nolog: any order.
+    // order of a thread's own tiles. FREEDNN_CPU_NORM_TUNE=nolog: the pool's
+    // order.
     static const bool no_log = env_has_word("FREEDNN_CPU_NORM_TUNE", "nolog");
     const bool use_log = !no_log && G_.cols;
     TileLog log(use_log ? G_.tiles : 0);
