@@ -5,6 +5,9 @@
 // both on an AVX-512 machine.
 #pragma once
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/env_words.hpp"
@@ -30,6 +33,17 @@ inline bool avx512_usable() {
 inline bool streaming_stores_allowed() {
   static const bool yes = env_on("FREEDNN_CPU_STREAM_STORES");
   return yes;
+}
+
+// Bytes of the last-level cache as the OS reports it (the L3; 0 where it
+// does not say). Streaming stores save the read of each output line only
+// where that line would not be in this cache anyway.
+inline int64_t last_level_cache_bytes() {
+  static const int64_t bytes = [] {
+    const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return v > 0 ? static_cast<int64_t>(v) : int64_t{0};
+  }();
+  return bytes;
 }
 
 }  // namespace fdnn::cpu
