@@ -2,8 +2,10 @@
 // block, core/philox.hpp, so the masks are those of the CPU engines); the 8
 // threads of a 32-element mask word assemble it with warp shuffles and one of
 // them stores it. Packed tensors move 4 elements per access; dense permuted
-// layouts (NHWC, ...) go by tiles (dropout_tiled_kernel, below); other
-// layouts decompose the logical index per element. Forward reads the seed
+// layouts (NHWC, ...) go by runs of 32 logical elements a thread where their
+// rows start on mask words (dropout_runs_kernel), else by tiles
+// (dropout_tiled_kernel); other layouts decompose the logical index per
+// element. Forward reads the seed
 // and offset from the states buffer in device memory, and a one-thread
 // kernel ordered after it advances the offset.
 //
