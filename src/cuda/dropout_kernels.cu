@@ -159,6 +159,16 @@ __device__ inline void batch_base(const DropoutTiled &t, uint32_t z, int64_t &lo
   }
 }
 
+// One 16-byte vector P to dst through __stwb (an explicit 16-byte store;
+// see the tiled kernel's step 3 for why).
+template <class P>
+__device__ inline void store_vector16(void *dst, const P &o) {
+  static_assert(sizeof(P) == 16, "16-byte vectors");
+  uint4 u;
+  memcpy(&u, &o, sizeof(u));
+  __stwb(reinterpret_cast<uint4 *>(dst), u);
+}
+
 // dropout_tiled_kernel: x and y the same dense permuted layout (DropoutTiled:
 // A the logical innermost dim, B the memory innermost one). The per-element
 // path decomposed every logical index and touched memory at stride a_stride
@@ -295,10 +305,9 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
   }
   __syncthreads();
 
-  // 3. Scale and store. The vectors go out through __stwb (an explicit
-  // 16-byte store): stored as P or uint4, nvcc split them into 2- or 4-byte
-  // stores (8 or 4 times the store requests; H100 f16 NHWC 0.35 of copy with
-  // L2 90 % busy).
+  // 3. Scale and store. The vectors go out through store_vector16 (__stwb):
+  // stored as P or uint4, nvcc split them into 2- or 4-byte stores (8 or 4
+  // times the store requests; H100 f16 NHWC 0.35 of copy with L2 90 % busy).
 #pragma unroll
   for (int p = 0; p < kPasses; ++p) {
     const int ai = ar + p * kRowsPerPass;
@@ -314,9 +323,7 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
                                                                        : C(0));
     S *dst = y + ai * t.a_stride + vb;
     if (full_vec) {
-      uint4 u;
-      memcpy(&u, &o, sizeof(u));
-      __stwb(reinterpret_cast<uint4 *>(dst), u);
+      store_vector16(dst, o);
     } else {
 #pragma unroll
       for (int i = 0; i < V; ++i)
@@ -407,9 +414,7 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
 #pragma unroll
       for (int i = 0; i < V; ++i)
         o.v[i] = Storage<S>::store(((bits[i] >> u) & 1u) ? Storage<S>::template load<C>(v.v[i]) * scale : C(0));
-      uint4 w;
-      memcpy(&w, &o, sizeof(w));
-      __stwb(reinterpret_cast<uint4 *>(dst), w);
+      store_vector16(dst, o);
       dst += t.a_stride;
     }
 #pragma unroll
@@ -458,6 +463,23 @@ void launch_wide(const DropoutArgs &a, C scale, cudaStream_t stream) {
   check_launch("dropout_wide_kernel");
 }
 
+// The number of batch coordinates of a.tiled (the grid's z extent).
+int64_t tiled_batch(const DropoutTiled &t) {
+  int64_t batch = 1;
+  for (int d = 0; d < t.batch_rank; ++d) batch *= t.batch_extent[d];
+  return batch;
+}
+
+// Whether a.tiled's vectors of V elements along B may be 16-byte accesses:
+// every other stride (and so every vector's start) a multiple of V and
+// 16-byte aligned pointers.
+bool tiled_vectors(const DropoutArgs &a, int V) {
+  const DropoutTiled &t = a.tiled;
+  bool vec = aligned_to(a.x.ptr, 16) && aligned_to(a.y.ptr, 16) && t.a_stride % V == 0;
+  for (int d = 0; d < t.batch_rank; ++d) vec = vec && t.batch_stride[d] % V == 0;
+  return vec;
+}
+
 // dropout_tiled_kernel on a.tiled; false (nothing launched) when the grid's
 // y or z extent would pass 65535 (then the per-element path runs).
 template <class S, class C>
@@ -466,14 +488,10 @@ bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
   // 16-bit: 64 x 64 (16 a thread); a-rows of 128 bytes either way.
   constexpr int TB = sizeof(S) == 4 ? 32 : 64, TA = 64, V = static_cast<int>(16 / sizeof(S));
   const DropoutTiled &t = a.tiled;
-  int64_t batch = 1;
-  for (int d = 0; d < t.batch_rank; ++d) batch *= t.batch_extent[d];
+  const int64_t batch = tiled_batch(t);
   const int64_t b_tiles = (t.b_extent + TB - 1) / TB, a_tiles = (t.a_extent + TA - 1) / TA;
   if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
-  // Vectors along B need every other stride (and so every vector's start) a
-  // multiple of V and 16-byte aligned pointers.
-  bool vec = aligned_to(a.x.ptr, 16) && aligned_to(a.y.ptr, 16) && t.a_stride % V == 0;
-  for (int d = 0; d < t.batch_rank; ++d) vec = vec && t.batch_stride[d] % V == 0;
+  const bool vec = tiled_vectors(a, V);
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
   if (!a.forward && !dropout_tune().nobpre)
     dropout_tiled_kernel<S, C, TB, TA, true><<<grid, kThreads, 0, stream>>>(a, scale, vec);
@@ -490,13 +508,10 @@ bool launch_runs(const DropoutArgs &a, C scale, cudaStream_t stream) {
   constexpr int V = static_cast<int>(16 / sizeof(S));
   const DropoutTiled &t = a.tiled;
   if (t.a_extent % 32 != 0 || t.b_logical % 32 != 0) return false;
-  int64_t batch = 1;
-  bool vec = aligned_to(a.x.ptr, 16) && aligned_to(a.y.ptr, 16) && t.a_stride % V == 0;
-  for (int d = 0; d < t.batch_rank; ++d) {
+  for (int d = 0; d < t.batch_rank; ++d)
     if (t.batch_logical[d] % 32 != 0) return false;
-    batch *= t.batch_extent[d];
-    vec = vec && t.batch_stride[d] % V == 0;
-  }
+  const int64_t batch = tiled_batch(t);
+  const bool vec = tiled_vectors(a, V);
   // Lanes along B: the vectors of B, up to a warp (a power of two); up to
   // 4 warps a CTA along A where there are chunks for them, then along B,
   // and no more than the two need (NDHWC with W = 32 has one chunk a row:
