@@ -574,16 +574,21 @@ class Plan final : public ExecutionPlan {
   }
 
   // The second pass over the tiles of a pass logged in `log`: f(t) for
-  // every tile, each pool thread taking its own tiles first (TileLog).
+  // every tile, each pool thread taking its own tiles first (TileLog); in
+  // the pool's order where log is null (nothing logged).
   template <class F>
-  void parallel_replay(const ExecContext &ctx, TileLog &log, F &&f) const {
-    log.rewind();
-    const int threads = ctx.pool != nullptr ? ctx.pool->size() : 1;
-    if (threads <= 1 || G_.tiles < 2 || G_.elements < kParallelElements) {
-      log.replay(f);
+  void parallel_replay(const ExecContext &ctx, TileLog *log, F &&f) const {
+    if (log == nullptr) {
+      parallel(ctx, G_.tiles, G_.elements, f);
       return;
     }
-    ctx.pool->parallel_for(threads, [&](int64_t, int64_t) { log.replay(f); }, threads);
+    log->rewind();
+    const int threads = ctx.pool != nullptr ? ctx.pool->size() : 1;
+    if (threads <= 1 || G_.tiles < 2 || G_.elements < kParallelElements) {
+      log->replay(f);
+      return;
+    }
+    ctx.pool->parallel_for(threads, [&](int64_t, int64_t) { log->replay(f); }, threads);
   }
 
   // Calls f(off[kNData], row index j within the tile, n, c0, kb) for every
@@ -1328,9 +1333,12 @@ class Plan final : public ExecutionPlan {
     static const bool no_log = env_has_word("FREEDNN_CPU_NORM_TUNE", "nolog");
     const bool use_log = !no_log && G_.cols;
     TileLog log(use_log ? G_.tiles : 0);
-    const bool log_stats = use_log && !op.backward;  // the backward logs its gradient sums
+    // The pass logged: the statistics' (forward, when computed here), else
+    // the gradient sums' (backward).
+    TileLog *stats_log = use_log && !op.backward && !ex.stats_given ? &log : nullptr;
+    TileLog *grad_log = use_log && op.backward ? &log : nullptr;
     if (!ex.stats_given) {
-      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); }, log_stats ? &log : nullptr);
+      parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { stats_tile(ex, t); }, stats_log);
       if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_stats_block(ex, b); });
       else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_stats(ex, k); });
     } else {
@@ -1344,19 +1352,17 @@ class Plan final : public ExecutionPlan {
         for (A &v : ex.c1) v *= ex.alpha;
         for (A &v : ex.c2) v *= ex.alpha;
       }
-      if (log_stats && !ex.stats_given) parallel_replay(ctx, log, [&](int64_t t) { forward_tile(ex, t); });
-      else parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { forward_tile(ex, t); });
+      parallel_replay(ctx, stats_log, [&](int64_t t) { forward_tile(ex, t); });
       return;
     }
     if (G_.cols) ex.mu_x = expanded(ex.mu);
-    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); }, use_log ? &log : nullptr);
+    parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { grad_tile(ex, t); }, grad_log);
     if (block_fin) parallel(ctx, blocks_of_sets(), set_work, [&](int64_t b) { finish_grad_block(ex, b); });
     else parallel(ctx, G_.groups, set_work, [&](int64_t k) { finish_grad(ex, k); });
     ex.c1 = expanded(ex.c1);
     ex.c2 = expanded(ex.c2);
     ex.c3 = expanded(ex.c3);
-    if (use_log) parallel_replay(ctx, log, [&](int64_t t) { backward_tile(ex, t); });
-    else parallel(ctx, G_.tiles, G_.elements, [&](int64_t t) { backward_tile(ex, t); });
+    parallel_replay(ctx, grad_log, [&](int64_t t) { backward_tile(ex, t); });
   }
 
   Geometry G_;
