@@ -12,7 +12,8 @@
 # a tarball of all logs are copied there at the end. See docs/gpu-check.md.
 #
 # Options (environment): BUILD=build-gpu  ARCHS=90a  JOBS=$(nproc)
-#   GTEST_FILTER='*'  SKIP_BUILD=1 (reuse the build)  SKIP_GTEST=1  SKIP_BENCH=1
+#   GTEST_FILTER='*'  GTEST_SHARDS=8 (parallel gtest processes)  GTEST_TIMEOUT=330 (s, each)
+#   SKIP_BUILD=1 (reuse the build)  SKIP_GTEST=1  SKIP_BENCH=1
 #   KEEP_BUILD=1 (build incrementally; by default the build dir is wiped,
 #   because the copied tree's file times can be older than a kept build's
 #   objects, and ninja would then link stale objects)
@@ -95,16 +96,34 @@ GTEST_RESULT="not run"
 if [ $TESTS_OK = 1 ] && [ "${SKIP_GTEST:-0}" != 1 ]; then
   section "freednn_tests on the GPU handle"
   t0=$SECONDS
-  # No FREEDNN_DEVICE: handles bind to the GPU and test buffers live on it.
-  env -u FREEDNN_DEVICE timeout 300 "$BUILD/tests/freednn_tests" --gtest_filter="${GTEST_FILTER:-*}" \
-    >"$OUTDIR/gtest.log" 2>&1
-  rc=$?
+  # GTEST_SHARDS processes at once (gtest's own sharding: each takes every
+  # n-th test), each with its share of the cores for the CPU-side float64
+  # references, so that the whole suite fits one device call. No
+  # FREEDNN_DEVICE: handles bind to the GPU and test buffers live on it.
+  shards=${GTEST_SHARDS:-8}
+  shard_threads=$(( $(nproc) / shards )); [ "$shard_threads" -ge 1 ] || shard_threads=1
+  for ((i = 0; i < shards; i++)); do
+    env -u FREEDNN_DEVICE GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+      FREEDNN_NUM_THREADS=${FREEDNN_NUM_THREADS:-$shard_threads} timeout "${GTEST_TIMEOUT:-330}" \
+      "$BUILD/tests/freednn_tests" --gtest_filter="${GTEST_FILTER:-*}" >"$OUTDIR/gtest.$i.log" 2>&1 &
+  done
+  rc=0
+  for ((i = 0; i < shards; i++)); do wait -n || rc=$?; done
+  cat "$OUTDIR"/gtest.*.log >"$OUTDIR/gtest.log"
   passed=$(grep -c '^\[       OK \]' "$OUTDIR/gtest.log")
+  skipped=$(grep '^\[  SKIPPED \]' "$OUTDIR/gtest.log" | grep -v 'listed below' | sed 's/ (.*//' | sort -u | grep -c .)
   failed_list=$(grep '^\[  FAILED  \]' "$OUTDIR/gtest.log" | grep -v 'listed below' | sed 's/^\[  FAILED  \] //; s/ (.*//' | sort -u)
   failed=$(printf '%s' "$failed_list" | grep -c . )
-  grep -E '^\[  FAILED  \]|^\[==========\]|Failure|error:' "$OUTDIR/gtest.log" | head -60
-  GTEST_RESULT="$passed passed, $failed failed (exit $rc, $((SECONDS - t0)) s)"
+  # A shard cut off by its timeout leaves a test started and never ended.
+  unfinished=$(for f in "$OUTDIR"/gtest.*.log; do
+    awk '/^\[ RUN      \]/{t=$4} /^\[       OK \]|^\[  FAILED  \]|^\[  SKIPPED \]/{t=""} END{if (t != "") print t}' "$f"
+  done)
+  grep -E '^\[  FAILED  \]|Failure|error:' "$OUTDIR/gtest.log" | head -60
+  echo "slowest tests:"
+  grep -hE '^\[       OK \]' "$OUTDIR/gtest.log" | sed -E 's/.*\] ([^ ]+) \(([0-9]+) ms\)/\2 \1/' | sort -rn | head -8
+  GTEST_RESULT="$passed passed, $failed failed, $skipped skipped ($shards shards, exit $rc, $((SECONDS - t0)) s)"
   note "gtest (GPU handle): $GTEST_RESULT"
+  [ -n "$unfinished" ] && printf '%s\n' "$unfinished" | sed 's/^/  cut off by the timeout: /' | tee -a "$SUMMARY"
   [ -n "$failed_list" ] && printf '%s\n' "$failed_list" | head -30 | sed 's/^/  failed: /' | tee -a "$SUMMARY"
 fi
 

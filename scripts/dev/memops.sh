@@ -1,6 +1,6 @@
 # Memory-bound ops (LRN, dropout, pooling) on the device machine, one call:
 # scripts/gpu-check.sh with the benches and oracle programs named in
-# ORACLE_ONLY, the gtests named in GTEST_FILTER, then each bench again
+# ORACLE_ONLY and the gtests named in GTEST_FILTER (none when unset), then each bench again
 # (ours only) under each variant of VARIANTS, each printed as a table
 # against the same run's cuDNN lines, then an ncu summary of the kernels
 # named in NCU_SPECS.
@@ -8,17 +8,12 @@
 #   NCU_SPECS='bench_pooling%BENCH_ONLY=max3s2.nchw.f32%pooling_max%2'
 # The whole output goes to $OUT (gpu-check.txt, gtest.txt, ncu.txt, memops-logs.tar.gz).
 set -uo pipefail
-export SKIP_GTEST=1
+# gpu-check runs the gtests of GTEST_FILTER (in parallel shards) when it is set.
+[ -n "${GTEST_FILTER:-}" ] && export SKIP_GTEST=0 || export SKIP_GTEST=1
 bash scripts/gpu-check.sh >"${OUT:-/tmp}/gpu-check.txt" 2>&1
-grep -E '^build|^oracle|^gtest|failed' build-gpu/out/summary.txt
+grep -E '^build|^oracle|^gtest|failed|cut off' build-gpu/out/summary.txt
+[ -f build-gpu/out/gtest.log ] && cp build-gpu/out/gtest.log "${OUT:-/tmp}/gtest.txt"
 L="env -u FREEDNN_DEVICE LD_LIBRARY_PATH=$PWD/build-gpu:/usr/local/cuda/lib64"
-if [ -n "${GTEST_FILTER:-}" ]; then
-  t0=$SECONDS
-  timeout 300 $L build-gpu/tests/freednn_tests --gtest_filter="$GTEST_FILTER" >"${OUT:-/tmp}/gtest.txt" 2>&1
-  echo "gtest ($GTEST_FILTER): exit $? in $((SECONDS - t0)) s, $(grep -c '^\[       OK \]' "${OUT:-/tmp}/gtest.txt") passed," \
-    "$(grep -c '^\[  FAILED  \]' "${OUT:-/tmp}/gtest.txt") FAILED lines, $(grep -c '^\[  SKIPPED \]' "${OUT:-/tmp}/gtest.txt") skipped"
-  grep -E '^\[  FAILED  \]|Failure' "${OUT:-/tmp}/gtest.txt" | head -20
-fi
 O=build-gpu/out
 copy=$(grep '^bench memcpy.d2d.f32 ' $O/bench.ours.txt)
 for v in ${VARIANTS:-}; do
