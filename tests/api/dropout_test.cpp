@@ -430,7 +430,7 @@ HostTensor backward_poisoned(cudnnHandle_t h, const Dropout &dr, const HostTenso
 // GPU dropout_tiled_kernel) against the same logical data packed NCHW: the
 // same reserve-space image (masks in logical order), bit-identical y, and
 // backward through either reserve gives bit-identical dx. Extents around the
-// tiles (C and HW not multiples of 32 / 64, C below a vector, tensors with
+// tiles (C and HW not multiples of 32 / 64 / 8, C below a vector, tensors with
 // no batch dim or two), extent-1 dims, 16-bit types, poisoned outputs and
 // reserves, in-place, a second call (the next offset), and a batch too large
 // for the tiled grid (the per-element path).
@@ -449,7 +449,11 @@ TEST(DropoutForward, PermutedDenseLayoutsMatchPackedNchw) {
       // Rows that start on mask words (H W a multiple of 32), whole and
       // partial vectors along C, C below one vector, NDHWC, N innermost.
       {{2, 100, 4, 8}, {1, 3, 2, 0}},        {{3, 37, 8, 8}, {1, 3, 2, 0}},      {{1, 3, 64, 64}, {1, 3, 2, 0}},
-      {{2, 8, 1, 96}, {1, 3, 2, 0}},         {{2, 20, 2, 3, 32}, {1, 4, 3, 2, 0}}, {{64, 3, 4, 8}, {0, 3, 2, 1}}};
+      {{2, 8, 1, 96}, {1, 3, 2, 0}},         {{2, 20, 2, 3, 32}, {1, 4, 3, 2, 0}}, {{64, 3, 4, 8}, {0, 3, 2, 1}},
+      // Rows that start on mask bytes only (H W a multiple of 8, not of
+      // 32), some with a last mask word the tensor fills in part.
+      {{1, 3, 2, 4}, {1, 3, 2, 0}},          {{2, 37, 4, 6}, {1, 3, 2, 0}},      {{2, 96, 5, 8}, {1, 3, 2, 0}},
+      {{2, 16, 2, 3, 4}, {1, 4, 3, 2, 0}},   {{24, 5, 2, 4}, {0, 3, 2, 1}}};
   for (cudnnDataType_t t : kTypes) {
     for (const Case &c : cases) {
       std::ostringstream what;
