@@ -2,7 +2,7 @@
 // block, core/philox.hpp, so the masks are those of the CPU engines); the 8
 // threads of a 32-element mask word assemble it with warp shuffles and one of
 // them stores it. Packed tensors move 4 elements per access; dense permuted
-// layouts (NHWC, ...) go by runs of 32 logical elements a thread where their
+// layouts (NHWC, ...) go by runs of 8 logical elements a thread where their
 // rows start on mask words (dropout_runs_kernel), else by tiles
 // (dropout_tiled_kernel); other layouts decompose the logical index per
 // element. Forward reads the seed
@@ -337,90 +337,102 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
 // dropout_runs_kernel: the tiled views whose rows start on mask words
 // (a_extent, b_logical and every batch_logical multiples of 32: NHWC with
 // H W a multiple of 32, NDHWC with W one, ...). A thread takes one vector
-// of V consecutive B values (16 bytes of memory) at 32 consecutive A
-// values: V whole mask words, one per B row, which it computes (8 Philox
-// blocks a word, the other kernels' counters) or loads itself; no lane
-// exchange, no shared memory. Lanes go along B first (lanes_b of them, a
-// warp's access a contiguous run of up to 512 bytes, as a packed tensor's),
-// then along A chunks of 32; the 32 A values stream through a ring of
-// kRunDepth vectors in registers. The tiled kernel's accesses are 128-byte
-// pieces of 4 or 8 rows a warp: f16 NHWC 64x256x64x64 ran at 0.56 / 0.65
-// of copy forward / backward on the H100, the backward with no Philox work
-// at all (and a transposition-free kernel with 32-byte pieces of 8 rows at
-// 0.49 / 0.61). This kernel, same runs: 0.74-0.76 / 0.90-0.91 (9.8 ->
-// 13.6 x cuDNN 9.19 backward); f32 NHWC 0.88 / 0.95 -> 0.89-0.90 / 0.95.
-// The forward is bounded at 6 CTAs' registers (80; 112 unbounded: 0.74
-// against 0.76), the Philox phase of one warp overlapping others' streams.
-constexpr int kRunThreads = 128, kRunDepth = 8;
+// of V consecutive B values (16 bytes of memory) at 8 consecutive A values:
+// it loads its 8 vectors first, computes (2 Philox blocks each, the other
+// kernels' counters) or loads the V mask bytes of its rows while they are in
+// flight, and stores. Lanes go along B first (lanes_b of them, a warp's
+// access a contiguous run of up to 512 bytes, as a packed tensor's), then
+// along A chunks of 8. Forward assembles the CTA's mask words in shared
+// memory (a CTA's chunks come in whole words: 4 chunks of 8, from a
+// multiple of 4) and stores them whole: byte stores straight to the mask,
+// scattered a row apart, took the f16 forward to 0.44 of copy.
+// The tiled kernel's accesses are 128-byte pieces of 4 or 8 rows a warp:
+// f16 NHWC 64x256x64x64 ran at 0.56 / 0.65 of copy forward / backward on
+// the H100, the backward with no Philox work at all. A first form of this
+// kernel took 32 A values a thread (V whole mask words of its own, 8
+// Philox blocks each, the rows through a ring of 8 vectors): 0.74-0.76 /
+// 0.88-0.90; its long Philox phase left DRAM at 65 % and the SMs at 57 %
+// (ncu; 2.6 waves of CTAs in step). Runs of 8, same run (twenty-third
+// session): f16 NHWC 0.84 / 0.94 (15.8 / 14.1 x cuDNN 9.19), f32 NHWC 0.91
+// / 0.98 (runs of 32: 0.84-0.88 / 0.90-0.94), NDHWC 0.92 / 0.97 (0.83-0.88
+// / 0.92-0.94); ncu f16 forward 110.9 us, DRAM 69 %, SM 69 %.
+constexpr int kRunThreads = 128;
 
 template <class S, class C, bool FWD>
 __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
     dropout_runs_kernel(DropoutArgs a, C scale, bool vec, int lanes_b, int warps_b) {
-  constexpr int V = static_cast<int>(16 / sizeof(S));
+  constexpr int V = static_cast<int>(16 / sizeof(S)), R = 8;
   using P = Pack<S, V>;
+  __shared__ uint32_t words[kRunThreads * V / 4];
   const DropoutTiled &t = a.tiled;
   const int lane = threadIdx.x & 31, warp = static_cast<int>(threadIdx.x / 32);
-  const int runs = 32 / lanes_b, warps_a = static_cast<int>(blockDim.x / 32) / warps_b;  // A chunks a warp, warps along A
-  const int64_t b0 = ((static_cast<int64_t>(blockIdx.x) * warps_b + warp % warps_b) * lanes_b + lane % lanes_b) * V;
-  const int64_t chunk = (static_cast<int64_t>(blockIdx.y) * warps_a + warp / warps_b) * runs + lane / lanes_b;
-  const int b_count = static_cast<int>(t.b_extent - b0 < V ? t.b_extent - b0 : V);
-  if (chunk >= t.a_extent / 32 || b_count <= 0) return;  // no lane exchanges below
+  const int runs = 32 / lanes_b, warps_a = static_cast<int>(blockDim.x / 32) / warps_b;
+  const int vectors = lanes_b * warps_b, cta_chunks = runs * warps_a;  // the CTA's extent along B (vectors) and A
+  const int vec_in = (warp % warps_b) * lanes_b + lane % lanes_b, chunk_in = (warp / warps_b) * runs + lane / lanes_b;
+  const int64_t b_first = static_cast<int64_t>(blockIdx.x) * vectors * V;
+  const int64_t chunk_first = static_cast<int64_t>(blockIdx.y) * cta_chunks, chunks = t.a_extent / R;
+  const int64_t b0 = b_first + vec_in * V, chunk = chunk_first + chunk_in;
+  const int b_count = static_cast<int>(t.b_extent - b0 < V ? (t.b_extent - b0 > 0 ? t.b_extent - b0 : 0) : V);
+  const bool live = chunk < chunks && b_count > 0;
   int64_t base_logical = 0, base_mem = 0;
   batch_base(t, blockIdx.z, base_logical, base_mem);
-  const int64_t row0 = base_mem + b0 + chunk * 32 * t.a_stride;
+  const int64_t row0 = base_mem + b0 + chunk * R * t.a_stride;
   const S *x = static_cast<const S *>(a.x.ptr) + row0;
   S *y = static_cast<S *>(a.y.ptr) + row0;
-  const bool full = vec && b_count == V;
-  P ring[kRunDepth];
+  const bool full = live && vec && b_count == V;
+  P ring[R];
   if (full) {
 #pragma unroll
-    for (int r = 0; r < kRunDepth; ++r) ring[r] = *reinterpret_cast<const P *>(x + r * t.a_stride);
+    for (int r = 0; r < R; ++r) ring[r] = *reinterpret_cast<const P *>(x + r * t.a_stride);
   }
-  // Word of B row b0 + i over this chunk: word0 + i * word_step.
-  const int64_t word0 = (base_logical + b0 * t.b_logical) / 32 + chunk, word_step = t.b_logical / 32;
-  uint32_t bits[V];
-  if constexpr (FWD) {
-    const uint64_t seed = *a.seed, offset = *a.offset;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      bits[i] = philox::keep_word(seed, offset, static_cast<uint64_t>(word0 + i * word_step), a.threshold);
-      if (i < b_count) a.mask[word0 + i * word_step] = bits[i];
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < V; ++i) bits[i] = i < b_count ? __ldg(a.mask + word0 + i * word_step) : 0u;
-  }
-  if (!full) {  // a partial vector or unaligned strides: element by element
-    for (int r = 0; r < 32; ++r)
-      for (int i = 0; i < b_count; ++i) {
-        const int64_t o = r * t.a_stride + i;
-        y[o] = Storage<S>::store(((bits[i] >> r) & 1u) ? Storage<S>::template load<C>(x[o]) * scale : C(0));
-      }
-    return;
-  }
-  // Row r0 + u of the chunk is in ring[u]; its keep bits are bit u of
-  // bits[i] (shifted down a ring's worth each round). Rolled rounds, so
-  // that the row addresses are two running pointers, not 32 registers.
-  const S *next = x + kRunDepth * t.a_stride;
-  S *dst = y;
+  // Mask byte of B row b0 + i over this chunk: unit0 + i * unit_step.
+  const int64_t unit0 = (base_logical + b0 * t.b_logical) / R + chunk, unit_step = t.b_logical / R;
+  uint64_t bits = 0;  // bit 8 i + r: row r of B row b0 + i
+  if (live) {
+    if constexpr (FWD) {
+      const uint64_t seed = *a.seed, offset = *a.offset;
+      uint8_t *bytes = reinterpret_cast<uint8_t *>(words) + ((chunk_in / 4) * vectors * V + vec_in * V) * 4 + chunk_in % 4;
 #pragma unroll 1
-  for (int r0 = 0; r0 < 32; r0 += kRunDepth) {
-#pragma unroll
-    for (int u = 0; u < kRunDepth; ++u) {
-      const P v = ring[u];
-      if (r0 + kRunDepth < 32) {
-        ring[u] = *reinterpret_cast<const P *>(next);
-        next += t.a_stride;
+      for (int i = 0; i < V; ++i) {
+        const uint64_t unit = static_cast<uint64_t>(unit0 + i * unit_step);
+        const uint32_t b = philox::keep_nibble(seed, offset, 2 * unit, a.threshold) |
+                           (philox::keep_nibble(seed, offset, 2 * unit + 1, a.threshold) << 4);
+        bits |= static_cast<uint64_t>(b) << (8 * i);
+        bytes[4 * i] = static_cast<uint8_t>(b);
       }
-      P o;
+    } else {
+      const uint8_t *mask = reinterpret_cast<const uint8_t *>(a.mask) + unit0;
 #pragma unroll
       for (int i = 0; i < V; ++i)
-        o.v[i] = Storage<S>::store(((bits[i] >> u) & 1u) ? Storage<S>::template load<C>(v.v[i]) * scale : C(0));
-      store_vector16(dst, o);
-      dst += t.a_stride;
+        if (i < b_count) bits |= static_cast<uint64_t>(__ldg(mask + i * unit_step)) << (8 * i);
     }
+    if (full) {
 #pragma unroll
-    for (int i = 0; i < V; ++i) bits[i] >>= kRunDepth;
+      for (int r = 0; r < R; ++r) {
+        P o;
+#pragma unroll
+        for (int i = 0; i < V; ++i)
+          o.v[i] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(ring[r].v[i]) * scale
+                                                                 : C(0));
+        store_vector16(y + r * t.a_stride, o);
+      }
+    } else {  // a partial vector or unaligned strides: element by element
+      for (int r = 0; r < R; ++r)
+        for (int i = 0; i < b_count; ++i) {
+          const int64_t o = r * t.a_stride + i;
+          y[o] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(x[o]) * scale : C(0));
+        }
+    }
+  }
+  if constexpr (FWD) {
+    // The CTA's words: cta_chunks / 4 groups of whole words, each for the
+    // vectors * V B rows; those past the tensor's B or A extents stay unset.
+    __syncthreads();
+    const int per_group = vectors * V, count = cta_chunks / 4 * per_group;
+    for (int w = static_cast<int>(threadIdx.x); w < count; w += static_cast<int>(blockDim.x)) {
+      const int64_t b = b_first + w % per_group, group_chunk = chunk_first + 4 * (w / per_group);
+      if (b < t.b_extent && group_chunk < chunks) a.mask[(base_logical + b * t.b_logical) / 32 + group_chunk / 4] = words[w];
+    }
   }
 }
 
@@ -515,27 +527,35 @@ bool launch_runs(const DropoutArgs &a, C scale, cudaStream_t stream) {
   const int64_t batch = tiled_batch(t);
   const bool vec = tiled_vectors(a, V);
   // Lanes along B: the vectors of B, up to a warp (a power of two); up to
-  // 4 warps a CTA along A where there are chunks for them, then along B,
-  // and no more than the two need (NDHWC with W = 32 has one chunk a row:
-  // 128-thread CTAs left half their warps idle there, 0.89 of copy backward
-  // against the tiled kernel's 0.97).
+  // 4 warps a CTA along A where there are chunks of 8 for them, then along
+  // B, and no more than the two need (the 32-value form on NDHWC with
+  // W = 32, one chunk a row, left half of 128-thread CTAs idle: 0.89 of
+  // copy backward against the tiled kernel's 0.97).
   constexpr int kWarps = kRunThreads / 32;
-  const int64_t b_vectors = (t.b_extent + V - 1) / V, chunks = t.a_extent / 32;
+  const int64_t b_vectors = (t.b_extent + V - 1) / V, chunks = t.a_extent / 8;
   int lanes_b = 1;
   while (lanes_b < 32 && lanes_b < b_vectors) lanes_b *= 2;
   const int64_t runs = 32 / lanes_b;
   int warps_a = 1, warps_b = 1;
   while (warps_a < kWarps && warps_a * runs < chunks) warps_a *= 2;
   while (warps_a * warps_b < kWarps && int64_t{warps_b} * lanes_b < b_vectors) warps_b *= 2;
+  if (runs * warps_a % 4 != 0) return false;  // the forward stores whole words (chunks >= 4 make this hold)
   const int64_t b_tiles = (b_vectors + int64_t{lanes_b} * warps_b - 1) / (int64_t{lanes_b} * warps_b);
   const int64_t a_tiles = (chunks + runs * warps_a - 1) / (runs * warps_a);
   if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
   const unsigned threads = static_cast<unsigned>(32 * warps_a * warps_b);
-  if (a.forward)
-    dropout_runs_kernel<S, C, true><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
-  else
+  if constexpr (std::is_same_v<S, bf16_bits>) {
+    // BFLOAT16 forwards stay on the tiled kernel: the runs kernel spills
+    // there at its 80-register bound (168 bytes; H100, 64x256x64x64 NHWC,
+    // the 32-value form: 0.42 of copy against the tiled kernel's 0.55-0.57).
+    if (a.forward) return false;
     dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  } else if (a.forward) {
+    dropout_runs_kernel<S, C, true><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  } else {
+    dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  }
   check_launch("dropout_runs_kernel");
   return true;
 }
@@ -545,11 +565,7 @@ void launch_typed(const DropoutArgs &a, C scale, cudaStream_t stream) {
   const DropoutTune &tune = dropout_tune();
   if constexpr (sizeof(S) <= 4) {
     if (a.tiled.on && !tune.old && !tune.notile) {
-      // BFLOAT16 forwards stay on the tiled kernel: the runs kernel spills
-      // there at its 80-register bound (160 bytes; H100, 64x256x64x64 NHWC:
-      // 0.42 of copy against the tiled kernel's 0.55-0.56).
-      const bool runs = !tune.noruns && !(a.forward && std::is_same_v<S, bf16_bits>);
-      if (runs && launch_runs<S, C>(a, scale, stream)) return;
+      if (!tune.noruns && launch_runs<S, C>(a, scale, stream)) return;
       if (launch_tiled<S, C>(a, scale, stream)) return;
     }
   }
