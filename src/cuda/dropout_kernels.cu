@@ -409,11 +409,21 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
     if (full) {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
+        P v = ring[r];
+        if constexpr (std::is_same_v<S, bf16_bits>) {
+          // The row stays 4 packed registers until its turn: without the
+          // empty asm nvcc widened every BFLOAT16 row to 8 floats at its
+          // load (forward: 144 registers unbounded against 104 for HALF,
+          // 168 bytes of spills at the bound; with it 80, none).
+          uint4 u;
+          memcpy(&u, &v, sizeof(u));
+          asm volatile("" : "+r"(u.x), "+r"(u.y), "+r"(u.z), "+r"(u.w));
+          memcpy(&v, &u, sizeof(v));
+        }
         P o;
 #pragma unroll
         for (int i = 0; i < V; ++i)
-          o.v[i] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(ring[r].v[i]) * scale
-                                                                 : C(0));
+          o.v[i] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(v.v[i]) * scale : C(0));
         store_vector16(y + r * t.a_stride, o);
       }
     } else {  // a partial vector or unaligned strides: element by element
@@ -545,17 +555,10 @@ bool launch_runs(const DropoutArgs &a, C scale, cudaStream_t stream) {
   if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
   const unsigned threads = static_cast<unsigned>(32 * warps_a * warps_b);
-  if constexpr (std::is_same_v<S, bf16_bits>) {
-    // BFLOAT16 forwards stay on the tiled kernel: the runs kernel spills
-    // there at its 80-register bound (168 bytes; H100, 64x256x64x64 NHWC,
-    // the 32-value form: 0.42 of copy against the tiled kernel's 0.55-0.57).
-    if (a.forward) return false;
-    dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
-  } else if (a.forward) {
+  if (a.forward)
     dropout_runs_kernel<S, C, true><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
-  } else {
+  else
     dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
-  }
   check_launch("dropout_runs_kernel");
   return true;
 }
