@@ -201,7 +201,7 @@ int64_t nearest_sample(const SampleAxis &a, int64_t o, int64_t n) {
 int64_t average_count(const graph::ResampleOp &op, int d, int64_t start, int64_t n) {
   const int64_t lo = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? 0 : -op.pre_padding[d];
   const int64_t hi = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? n : n + op.post_padding[d];
-  return std::max<int64_t>(0, std::min(start + op.window[d], hi) - std::max(start, lo));
+  return std::min(start + op.window[d], hi) - std::max(start, lo);
 }
 
 bool resample_computes_in_double(const graph::Graph &g, const graph::ResampleOp &op) {

@@ -66,6 +66,10 @@ inline int64_t window_start(const graph::ResampleOp &op, int d, int64_t o) {
 // the average divides by in spatial dimension d: in-bounds positions only
 // (EXCLUDE_PADDING), or positions inside the padded range [-pre, n + post)
 // (INCLUDE_PADDING). The divisor of a window is the product over dimensions.
+// Not clamped at 0, as cuDNN counts: a window that starts past the end
+// (possible when y is larger than the advised output) counts negative there,
+// so its average is 0 / (a negative divisor) = -0 (NVIDIA cuDNN 9.19 on the
+// H100: -0 where the window starts past the input, NaN where the count is 0).
 int64_t average_count(const graph::ResampleOp &op, int d, int64_t start, int64_t n);
 
 // Compute in double when the compute type or any tensor is DOUBLE.

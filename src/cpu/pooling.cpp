@@ -88,9 +88,10 @@ struct Divisors {
           const int d = k - (3 - s);
           count = average_count(op, d, window_start(op, d, o), G.in[k]);
         }
-        // An empty window: 0/0 (NaN) when excluding padding, 0 otherwise (cuDNN).
+        // A count of 0: 0/0 (NaN) when excluding padding, 0 otherwise; a
+        // negative one (a window past the end) makes the empty sum -0 (cuDNN).
         const C empty = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? std::numeric_limits<C>::quiet_NaN() : C(0);
-        inv[k][static_cast<size_t>(o)] = count > 0 ? C(1) / static_cast<C>(count) : empty;
+        inv[k][static_cast<size_t>(o)] = count != 0 ? C(1) / static_cast<C>(count) : empty;
       }
     }
   }

@@ -176,8 +176,9 @@ class Plan final : public ExecutionPlan {
         } else {
           v = 0;
           for (const auto &c : cells) v += load_lane(in.dtype, x_data, offset_of(in, c));
-          // An empty window: 0/0 (NaN) when excluding padding, as cuDNN.
-          if (divisor > 0) v /= divisor;
+          // A divisor of 0: 0/0 (NaN) when excluding padding, as cuDNN (0
+          // when including it); a negative one (a window past the end) -0.
+          if (divisor != 0) v /= divisor;
           else v = op.mode == CUDNN_RESAMPLE_AVGPOOL_EXCLUDE_PADDING ? std::nan("") : 0.0;
         }
         blend_store(out, y_data, offset_of(out, o), v, op.blend);

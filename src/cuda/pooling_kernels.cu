@@ -58,7 +58,8 @@
 // Max pooling starts from the compute type's lowest finite value and moves
 // on strictly greater values (the first maximum wins; a window without input
 // positions gives -FLT_MAX, as cuDNN); an average over no position is NaN
-// when padding is excluded (0/0, as cuDNN) and 0 otherwise.
+// when padding is excluded (0/0, as cuDNN) and 0 otherwise, or -0 when the
+// window starts past the end (cuDNN's count there is negative).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -143,11 +144,20 @@ __device__ inline int count_in(const Geo &g, int k, int start) {
   return b > a ? b - a : 0;
 }
 
-// 1 / (the window's count), NaN or 0 for an empty window.
+// count_in without the clamp at 0: negative for a window that starts past
+// the end (average_count in core/resample_support.hpp says why).
+__device__ inline int signed_count(const Geo &g, int k, int start) {
+  const int lo = g.exclude ? 0 : -g.pad[k];
+  const int hi = g.exclude ? g.in[k] : g.in[k] + g.post[k];
+  return (start + g.win[k] < hi ? start + g.win[k] : hi) - (start > lo ? start : lo);
+}
+
+// 1 / (the window's count): NaN or 0 for a count of 0, negative for a
+// window past the end (whose empty sum becomes -0).
 template <class C>
 __device__ inline C inverse_count(const Geo &g, const int *st) {
-  const int cnt = count_in(g, 0, st[0]) * count_in(g, 1, st[1]) * count_in(g, 2, st[2]);
-  if (cnt > 0) return C(1) / C(cnt);
+  const int cnt = signed_count(g, 0, st[0]) * signed_count(g, 1, st[1]) * signed_count(g, 2, st[2]);
+  if (cnt != 0) return C(1) / C(cnt);
   return g.exclude ? C(NAN) : C(0);
 }
 

@@ -27,13 +27,16 @@ Window window_of(const PoolingParams &p, const std::vector<int64_t> &x_dims, con
     in_lo[d] = std::max<int64_t>(lo[d], 0);
     in_hi[d] = std::min<int64_t>(lo[d] + p.window[d], n);
     int64_t count;
+    // Not clamped at 0: NVIDIA cuDNN counts a window that starts past the
+    // end negative there, so its (empty) average is -0 (seen on the H100
+    // with y larger than the advised output; a count of 0 gives NaN).
     if (p.mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) {
-      count = std::max<int64_t>(0, in_hi[d] - in_lo[d]);
+      count = in_hi[d] - in_lo[d];
     } else {
       // Padded positions count, but only inside [-pad, n + pad).
       const int64_t a = std::max<int64_t>(lo[d], -p.padding[d]);
       const int64_t b = std::min<int64_t>(lo[d] + p.window[d], n + p.padding[d]);
-      count = std::max<int64_t>(0, b - a);
+      count = b - a;
     }
     w.divisor *= static_cast<double>(count);
   }
@@ -110,9 +113,10 @@ std::vector<Expect> reference_pooling_forward(const PoolingParams &p, const Host
         sum += x.get(c);
         abs_sum += std::fabs(x.get(c));
       }
-      // An empty window averages to 0/0 = NaN when padding is excluded.
-      v = w.divisor > 0 ? sum / w.divisor
-                        : (p.mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING ? std::nan("") : 0.0);
+      // A divisor of 0 averages to 0/0 = NaN when padding is excluded (0
+      // when it is included); a negative one (a window past the end) to -0.
+      v = w.divisor != 0 ? sum / w.divisor
+                         : (p.mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING ? std::nan("") : 0.0);
       mag = w.divisor > 0 ? abs_sum / w.divisor * static_cast<double>(w.cells.size() + 2) : 0.0;
     }
     Expect ex;
