@@ -453,7 +453,8 @@ __global__ void advance_offset_kernel(uint64_t *offset) { *offset += 1; }
 // (dropout_wide_kernel with that many elements a thread for FLOAT, HALF and
 // BFLOAT16), "notile" (permuted dense tensors on the per-element path of
 // dropout_kernel instead of dropout_tiled_kernel), "noruns" (the tiled
-// kernel also where dropout_runs_kernel applies). Unset: packed 16-bit types
+// kernel also where dropout_runs_kernel applies), "ta64" (forward tiles of
+// 64 A values instead of 128). Unset: packed 16-bit types
 // on the wide kernel with 16, FLOAT with 8, DOUBLE on dropout_kernel;
 // permuted dense FLOAT / HALF / BFLOAT16 on the runs kernel where their rows
 // start on mask words, else on the tiled kernel.
@@ -462,6 +463,7 @@ struct DropoutTune {
   bool notile = false;
   bool nobpre = false;
   bool noruns = false;
+  bool ta64 = false;
   int elements = 0;  // 0: the default per type
 };
 const DropoutTune &dropout_tune() {
@@ -471,6 +473,7 @@ const DropoutTune &dropout_tune() {
     r.notile = env_has_word("FREEDNN_DROPOUT_TUNE", "notile");
     r.nobpre = env_has_word("FREEDNN_DROPOUT_TUNE", "nobpre");
     r.noruns = env_has_word("FREEDNN_DROPOUT_TUNE", "noruns");
+    r.ta64 = env_has_word("FREEDNN_DROPOUT_TUNE", "ta64");
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e8")) r.elements = 8;
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e16")) r.elements = 16;
     return r;
@@ -506,21 +509,18 @@ bool tiled_vectors(const DropoutArgs &a, int V) {
 
 // dropout_tiled_kernel on a.tiled; false (nothing launched) when the grid's
 // y or z extent would pass 65535 (then the per-element path runs).
-template <class S, class C>
+template <class S, class C, int TA, bool PRE>
 bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
   // f32: 32 x 64 elements a CTA (8 a thread, as dropout_wide_kernel's E = 8);
   // 16-bit: 64 x 64 (16 a thread); a-rows of 128 bytes either way.
-  constexpr int TB = sizeof(S) == 4 ? 32 : 64, TA = 64, V = static_cast<int>(16 / sizeof(S));
+  constexpr int TB = sizeof(S) == 4 ? 32 : 64, V = static_cast<int>(16 / sizeof(S));
   const DropoutTiled &t = a.tiled;
   const int64_t batch = tiled_batch(t);
   const int64_t b_tiles = (t.b_extent + TB - 1) / TB, a_tiles = (t.a_extent + TA - 1) / TA;
   if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
   const bool vec = tiled_vectors(a, V);
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
-  if (!a.forward && !dropout_tune().nobpre)
-    dropout_tiled_kernel<S, C, TB, TA, true><<<grid, kThreads, 0, stream>>>(a, scale, vec);
-  else
-    dropout_tiled_kernel<S, C, TB, TA><<<grid, kThreads, 0, stream>>>(a, scale, vec);
+  dropout_tiled_kernel<S, C, TB, TA, PRE><<<grid, kThreads, 0, stream>>>(a, scale, vec);
   check_launch("dropout_tiled_kernel");
   return true;
 }
@@ -569,7 +569,16 @@ void launch_typed(const DropoutArgs &a, C scale, cudaStream_t stream) {
   if constexpr (sizeof(S) <= 4) {
     if (a.tiled.on && !tune.old && !tune.notile) {
       if (!tune.noruns && launch_runs<S, C>(a, scale, stream)) return;
-      if (launch_tiled<S, C>(a, scale, stream)) return;
+      // Forward tiles of 128 A values: 5 Philox blocks a lane for 16
+      // elements where rows start off the mask words, against 3 for 8 with
+      // 64 (H100, f32 NHWC 128x200x50x50: 0.78 -> 0.87 of copy, run 8 of
+      // the twenty-third session; "ta64" keeps 64). Backward has no Philox
+      // work: 64, mask words loaded first (PRE).
+      const bool tiled = a.forward   ? (tune.ta64 ? launch_tiled<S, C, 64, false>(a, scale, stream)
+                                                  : launch_tiled<S, C, 128, false>(a, scale, stream))
+                         : tune.nobpre ? launch_tiled<S, C, 64, false>(a, scale, stream)
+                                       : launch_tiled<S, C, 64, true>(a, scale, stream);
+      if (tiled) return;
     }
   }
   // The wide kernel's vectors need 16-byte alignment (the engine's `packed`

@@ -65,6 +65,7 @@ int main(void) {
   bench_case("f16.nhwc", CUDNN_DATA_HALF, 4, d4, 1);
   bench_case("bf16.nhwc", CUDNN_DATA_BFLOAT16, 4, d4, 1);
   bench_case("f32.nhwc.odd", CUDNN_DATA_FLOAT, 4, odd, 1);
+  bench_case("f16.nhwc.odd", CUDNN_DATA_HALF, 4, odd, 1);
   bench_case("f32.ndhwc", CUDNN_DATA_FLOAT, 5, d5, 1);
   cudnnDestroy(handle);
   return 0;
