@@ -650,6 +650,51 @@ TEST(PoolingForward, WindowsWithoutInputPositions) {
   }
 }
 
+// y larger than the advised output: windows past the end. cuDNN's counts
+// are not clamped at 0, so an average over a window that starts past the
+// input (a negative count) is -0, and one whose count is 0 is NaN when
+// padding is excluded (NVIDIA cuDNN 9.19 on the H100: x 7 x 8, window 3 x 2,
+// padding 1 x 0, stride 2 x 3, y 5 x 4 instead of 4 x 3).
+TEST(PoolingForward, WindowsPastTheEnd) {
+  EngineHandles hs;
+  for (cudnnPoolingMode_t mode :
+       {CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING}) {
+    PoolingParams p;
+    p.mode = mode;
+    p.window = {3, 2};
+    p.padding = {1, 0};
+    p.stride = {2, 3};
+    const std::vector<int64_t> dims = {1, 1, 7, 8}, ydims = {1, 1, 5, 4};
+    ASSERT_EQ(pooling_output_dims(p, dims), (std::vector<int64_t>{1, 1, 4, 3}));
+    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
+    std::vector<double> values(56);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = 1.0 + static_cast<double>(i % 5);
+    x.set_values(values);
+    HostTensor y0 = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
+    poison(y0);
+    PoolDesc pd(p);
+    TensorDesc xd(x), yd(y0);
+    const float one = 1, zero = 0;
+    const bool exclude = mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+    for (cudnnHandle_t h : hs.all) {
+      Buffer xb = upload(x), yb = upload(y0);
+      ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+      HostTensor y = y0;
+      download(yb, y);
+      for (int64_t r = 0; r < 4; ++r) {  // column 3 starts at 9, past the 8 columns: count -1
+        const double v = y.get({0, 0, r, 3});
+        EXPECT_TRUE(v == 0 && std::signbit(v)) << "row " << r << ": " << v;
+      }
+      // Row 4 starts at 7: 0 input rows (NaN excluding padding), 1 padded
+      // row including it (the sum of nothing over a positive count: +0).
+      const double row4 = y.get({0, 0, 4, 0});
+      if (exclude) EXPECT_TRUE(std::isnan(row4)) << row4;
+      else EXPECT_TRUE(row4 == 0 && !std::signbit(row4)) << row4;
+      EXPECT_GT(y.get({0, 0, 1, 1}), 0);  // an ordinary window
+    }
+  }
+}
+
 // Ties: the gradient goes to one position per window (the first in
 // row-major order), never split.
 TEST(PoolingBackward, MaxTiesGoToTheFirstPosition) {
