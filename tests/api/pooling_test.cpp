@@ -659,11 +659,7 @@ TEST(PoolingForward, WindowsPastTheEnd) {
   EngineHandles hs;
   for (cudnnPoolingMode_t mode :
        {CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING}) {
-    PoolingParams p;
-    p.mode = mode;
-    p.window = {3, 2};
-    p.padding = {1, 0};
-    p.stride = {2, 3};
+    const PoolingParams p{mode, false, {3, 2}, {1, 0}, {2, 3}};  // window, padding, stride
     const std::vector<int64_t> dims = {1, 1, 7, 8}, ydims = {1, 1, 5, 4};
     ASSERT_EQ(pooling_output_dims(p, dims), (std::vector<int64_t>{1, 1, 4, 3}));
     HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
