@@ -112,6 +112,7 @@ struct Parser {
     else if (key == "--min-ms") cfg.min_sample_ms = to_double(token, need());
     else if (key == "--max-load") cfg.max_load = to_double(token, need());
     else if (key == "--paired-copy") cfg.paired_copy = to_on_off(token, need());
+    else if (key == "--paired-peer") cfg.paired_peer = to_on_off(token, need());
     else if (key == "--onednn") cfg.onednn = to_on_off(token, need());
     else if (key == "--check") cfg.check = to_on_off(token, need());
     else if (key == "--seed") cfg.seed = static_cast<uint64_t>(to_int(token, need(), 0));
@@ -245,6 +246,9 @@ void print_help() {
       "  --paired-copy=on|off  CPU, problems without FLOPs: also time --reps rounds of\n"
       "                        ours and a memcpy of the same bytes in turn, and print\n"
       "                        the median of the rounds' ratios (default off)\n"
+      "  --paired-peer=on|off  CPU: also time --reps rounds of ours and the oneDNN\n"
+      "                        peer in turn, both kept in memory, and print the\n"
+      "                        median of the rounds' ours/oneDNN (default off)\n"
       "  --check=on|off        perf mode: check correctness first (default on)\n"
       "  --onednn=on|off       run the oneDNN peer where it fits (default on)\n"
       "  --seed=N              random data seed (default 1)\n"

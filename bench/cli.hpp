@@ -23,6 +23,7 @@ struct Config {
   double min_sample_ms = 20;  // each sample repeats the call until it lasts this long
   double max_load = -1;       // >= 0: re-time while other processes used more cores than this
   bool paired_copy = false;   // CPU, memory-bound problems: rounds of ours against a copy of the same bytes
+  bool paired_peer = false;   // CPU: rounds of ours against the oneDNN peer, both kept alive
   bool onednn = true;         // run the oneDNN peer where it fits
   bool check = true;          // perf mode: also check correctness
   uint64_t seed = 1;

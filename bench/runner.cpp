@@ -48,33 +48,50 @@ double seconds_per_call(const std::function<void()> &call, double min_ms) {
 // --paired-copy: cfg.reps rounds, each timing ours and a memcpy of the same
 // bytes (in alternating order), and the median of the rounds' ratios
 // (ours' GB/s / the copy's).
+// Median over `rounds` alternating rounds (ours first in even rounds) of
+// seconds(theirs) / seconds(ours), each side timed for min_ms: both sides
+// see the same phases of a noisy machine (a shared guest's clock and
+// neighbours change over seconds, longer than one side's whole sample).
+struct PairedRatio {
+  double median = 0, lo = 0, hi = 0;
+  size_t rounds = 0;
+};
+PairedRatio paired_ratio(const std::function<void()> &ours, const std::function<void()> &theirs, int rounds,
+                         double min_ms) {
+  std::vector<double> ratios;
+  for (int i = 0; i < rounds; ++i) {
+    double t_ours, t_theirs;
+    if (i % 2 == 0) {
+      t_ours = seconds_per_call(ours, min_ms);
+      t_theirs = seconds_per_call(theirs, min_ms);
+    } else {
+      t_theirs = seconds_per_call(theirs, min_ms);
+      t_ours = seconds_per_call(ours, min_ms);
+    }
+    ratios.push_back(t_theirs / t_ours);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  PairedRatio p;
+  p.rounds = ratios.size();
+  p.median = p.rounds % 2 ? ratios[p.rounds / 2] : 0.5 * (ratios[p.rounds / 2 - 1] + ratios[p.rounds / 2]);
+  p.lo = ratios.front();
+  p.hi = ratios.back();
+  return p;
+}
+
 void time_paired_copy(const Config &cfg, OpRun &run, ProblemResult &r) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (const char *env = std::getenv("FREEDNN_NUM_THREADS"))
     if (int n = std::atoi(env); n > 0) threads = n;
   PairedCopy copy(r.bytes, threads);
-  const auto ours = [&] { run.execute(); };
   const auto theirs = [&] { copy.seconds(); };
   seconds_per_call(theirs, cfg.min_sample_ms);  // warm-up of the copy's pages
-  std::vector<double> ratios;
   LoadMonitor load;
-  for (int i = 0; i < cfg.reps; ++i) {
-    double t_ours, t_copy;
-    if (i % 2 == 0) {
-      t_ours = seconds_per_call(ours, cfg.min_sample_ms);
-      t_copy = seconds_per_call(theirs, cfg.min_sample_ms);
-    } else {
-      t_copy = seconds_per_call(theirs, cfg.min_sample_ms);
-      t_ours = seconds_per_call(ours, cfg.min_sample_ms);
-    }
-    ratios.push_back(t_copy / t_ours);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  const size_t m = ratios.size();
-  r.paired_copy_ratio = m % 2 ? ratios[m / 2] : 0.5 * (ratios[m / 2 - 1] + ratios[m / 2]);
+  const PairedRatio p = paired_ratio([&] { run.execute(); }, theirs, cfg.reps, cfg.min_sample_ms);
+  r.paired_copy_ratio = p.median;
   std::printf("  paired: ours / streaming copy of the same %.1f MB = %.2f (median of %zu alternating rounds; %.2f-%.2f)"
               "  [other load %.2f cores]\n",
-              r.bytes / 1e6, r.paired_copy_ratio, m, ratios.front(), ratios.back(), load.foreign_cores());
+              r.bytes / 1e6, p.median, p.rounds, p.lo, p.hi, load.foreign_cores());
 }
 
 }  // namespace
@@ -139,6 +156,16 @@ ProblemResult run_problem(const Config &cfg, const Problem &p, cudnnHandle_t han
 
     if (cfg.onednn && !on_gpu()) {
       if (auto peer = run->onednn_peer()) {
+        if (cfg.paired_peer) {
+          // Both kept alive: rounds of ours and the peer in turn.
+          seconds_per_call([&] { peer->execute(); }, cfg.min_sample_ms);  // the peer's warm-up
+          LoadMonitor load;
+          const PairedRatio pr =
+              paired_ratio([&] { run->execute(); }, [&] { peer->execute(); }, cfg.reps, cfg.min_sample_ms);
+          r.paired_peer_ratio = pr.median;
+          std::printf("  paired: ours / oneDNN = %.2f (median of %zu alternating rounds; %.2f-%.2f)  [other load %.2f cores]\n",
+                      pr.median, pr.rounds, pr.lo, pr.hi, load.foreign_cores());
+        }
         run.reset();  // free our buffers before the peer allocates its own
         double peer_load = 0;
         for (int attempt = 1; attempt <= 3; ++attempt) {

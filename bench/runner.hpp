@@ -35,6 +35,8 @@ struct ProblemResult {
   double fma_peak = 0;
   // --paired-copy: ours' GB/s over a same-size memcpy's, timed in turns.
   double paired_copy_ratio = 0;
+  // --paired-peer: ours' speed over the oneDNN peer's, timed in turns.
+  double paired_peer_ratio = 0;
 
   // A problem counts as a failure for the exit status.
   bool failed() const;
