@@ -314,7 +314,30 @@ FDNN_AVX512 void transpose_blocks(const char *src, int64_t src_row, int64_t n0, 
   }
 }
 
+// line_transpose_staged's kernel: each column group of 16, its n0 / 16
+// blocks into an L1 buffer, then the group's n0 x 16 floats out as one
+// contiguous run of whole lines.
+FDNN_AVX512 void transpose_staged(const float *src, int64_t src_row, int64_t n0, int64_t n1, float *dst) {
+  constexpr int64_t kMaxRows = 128;
+  alignas(64) float buf[16 * kMaxRows];
+  const int64_t sr = src_row * 4, f1 = n1 / 16 * 16;
+  for (int64_t c = 0; c < f1; c += 16) {
+    for (int64_t i0 = 0; i0 < n0; i0 += 16)
+      block_32<false>(reinterpret_cast<const char *>(src + i0 * src_row + c), sr, reinterpret_cast<char *>(buf + i0),
+                      n0 * 4);
+    std::memcpy(dst + c * n0, buf, static_cast<size_t>(16 * n0) * 4);
+  }
+  for (int64_t c = f1; c < n1; ++c)
+    for (int64_t i = 0; i < n0; ++i) dst[c * n0 + i] = src[i * src_row + c];
+}
+
 }  // namespace
+
+void line_transpose_staged(const float *src, int64_t src_row, int64_t n0, int64_t n1, float *dst) {
+  transpose_staged(src, src_row, n0, n1, dst);
+}
+
+bool line_transpose_staged_available(int64_t n0) { return avx512_usable() && n0 % 16 == 0 && n0 <= 128; }
 
 bool line_transpose_available(size_t elem_size) {
   return (elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8) && avx512_usable();
@@ -344,6 +367,8 @@ void line_transpose(size_t elem_size, const char *src, int64_t src_row, int64_t 
 
 #else  // not x86-64: the generic tiled path does the work
 
+bool line_transpose_staged_available(int64_t) { return false; }
+void line_transpose_staged(const float *, int64_t, int64_t, int64_t, float *) {}
 bool line_transpose_available(size_t) { return false; }
 void line_transpose(size_t, const char *, int64_t, int64_t, int64_t, char *, int64_t, bool) {}
 

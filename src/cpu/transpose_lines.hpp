@@ -35,4 +35,17 @@ inline int64_t line_block(size_t elem_size) { return 64 / static_cast<int64_t>(e
 void line_transpose(size_t elem_size, const char *src, int64_t src_row, int64_t n0, int64_t n1, char *dst,
                     int64_t dst_row, bool streaming);
 
+// dst[i1 * n0 + i0] = src[i0 * src_row + i1] for i0 < n0, i1 < n1 (floats;
+// dst's rows exactly n0 long: a K-blocked filter block, say), for a
+// destination that should stay in cache: each group of 16 columns is
+// transposed into an L1 buffer and written out as one contiguous run. The
+// 16 lines of one 16 x 16 block stored straight to their rows n0 floats
+// apart ran at a third of a memcpy's speed on an Intel Xeon guest (the
+// stores, not the loads or the shuffles: 590 KB from L2 44 us, staged 32
+// us; 2.36 MB from L3 332 us, staged 182 us, memcpy 157 us). Only call when
+// line_transpose_staged_available(n0): AVX-512, n0 a multiple of 16, at most
+// 128.
+bool line_transpose_staged_available(int64_t n0);
+void line_transpose_staged(const float *src, int64_t src_row, int64_t n0, int64_t n1, float *dst);
+
 }  // namespace fdnn::cpu
