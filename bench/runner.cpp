@@ -45,9 +45,6 @@ double seconds_per_call(const std::function<void()> &call, double min_ms) {
   return spent / static_cast<double>(calls);
 }
 
-// --paired-copy: cfg.reps rounds, each timing ours and a memcpy of the same
-// bytes (in alternating order), and the median of the rounds' ratios
-// (ours' GB/s / the copy's).
 // Median over `rounds` alternating rounds (ours first in even rounds) of
 // seconds(theirs) / seconds(ours), each side timed for min_ms: both sides
 // see the same phases of a noisy machine (a shared guest's clock and
@@ -79,6 +76,9 @@ PairedRatio paired_ratio(const std::function<void()> &ours, const std::function<
   return p;
 }
 
+// --paired-copy: cfg.reps rounds, each timing ours and a memcpy of the same
+// bytes (in alternating order), and the median of the rounds' ratios
+// (ours' GB/s / the copy's).
 void time_paired_copy(const Config &cfg, OpRun &run, ProblemResult &r) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (const char *env = std::getenv("FREEDNN_NUM_THREADS"))

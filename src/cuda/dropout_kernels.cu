@@ -511,8 +511,9 @@ bool tiled_vectors(const DropoutArgs &a, int V) {
 // y or z extent would pass 65535 (then the per-element path runs).
 template <class S, class C, int TA, bool PRE>
 bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
-  // f32: 32 x 64 elements a CTA (8 a thread, as dropout_wide_kernel's E = 8);
-  // 16-bit: 64 x 64 (16 a thread); a-rows of 128 bytes either way.
+  // TB x TA elements a CTA: f32 32 x TA, 16-bit 64 x TA (a-rows of 128 bytes
+  // either way); with TA = 64, 8 elements a thread for f32 (as
+  // dropout_wide_kernel's E = 8) and 16 for 16-bit, twice that with 128.
   constexpr int TB = sizeof(S) == 4 ? 32 : 64, V = static_cast<int>(16 / sizeof(S));
   const DropoutTiled &t = a.tiled;
   const int64_t batch = tiled_batch(t);

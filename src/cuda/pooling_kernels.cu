@@ -136,20 +136,18 @@ __device__ inline void split(const Geo &g, uint32_t t, int &n, int &cq, int *p) 
   }
 }
 
-__device__ inline int count_in(const Geo &g, int k, int start) {
-  const int lo = g.exclude ? 0 : -g.pad[k];
-  const int hi = g.exclude ? g.in[k] : g.in[k] + g.post[k];
-  const int a = start > lo ? start : lo;
-  const int b = start + g.win[k] < hi ? start + g.win[k] : hi;
-  return b > a ? b - a : 0;
-}
-
-// count_in without the clamp at 0: negative for a window that starts past
-// the end (average_count in core/resample_support.hpp says why).
+// The window's positions in dimension k that an average counts (inside x,
+// or inside x and its padding): not clamped at 0, so negative for a window
+// that starts past the end (average_count in core/resample_support.hpp says
+// why). count_in clamps it: the positions a window really covers.
 __device__ inline int signed_count(const Geo &g, int k, int start) {
   const int lo = g.exclude ? 0 : -g.pad[k];
   const int hi = g.exclude ? g.in[k] : g.in[k] + g.post[k];
   return (start + g.win[k] < hi ? start + g.win[k] : hi) - (start > lo ? start : lo);
+}
+__device__ inline int count_in(const Geo &g, int k, int start) {
+  const int n = signed_count(g, k, start);
+  return n > 0 ? n : 0;
 }
 
 // 1 / (the window's count): NaN or 0 for a count of 0, negative for a
