@@ -24,14 +24,16 @@ for v in ${VARIANTS:-}; do
 done
 echo "== default run"
 cat $O/bench_table.txt
-# NCU_SPECS: space-separated prog%env%regex%count (env: ';'-separated assignments).
+# NCU_SPECS: space-separated prog%env%regex%count (env: ';'-separated
+# assignments; a '.' in the regex for a space); NCU_EXTRA: more ncu options
+# (e.g. '--section MemoryWorkloadAnalysis').
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 : >"${OUT:-/tmp}/ncu.txt"
 for spec in ${NCU_SPECS:-}; do
   IFS=% read -r prog envs regex count <<<"$spec"
   echo "== ncu $prog ($envs) $regex"
   $L ${envs//;/ } timeout 200 $NCU --kernel-name-base demangled -k "regex:$regex" -c "${count:-1}" \
-    --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+    --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats ${NCU_EXTRA:-} \
     build-gpu/oracle_gpu/${prog}_ours >$O/ncu.one.txt 2>&1
   cat $O/ncu.one.txt >>"${OUT:-/tmp}/ncu.txt"
   grep -E '^  [a-zA-Z_]|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Thr|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issued Ipc|Grid Size' \

@@ -3,9 +3,9 @@
 // threads of a 32-element mask word assemble it with warp shuffles and one of
 // them stores it. Packed tensors move 4 elements per access; dense permuted
 // layouts (NHWC, ...) go by runs of 8 logical elements a thread where their
-// rows start on mask words (dropout_runs_kernel), else by tiles
-// (dropout_tiled_kernel); other layouts decompose the logical index per
-// element. Forward reads the seed
+// rows start on mask words, or for 16-bit types on 4-element groups
+// (dropout_runs_kernel), else by tiles (dropout_tiled_kernel); other
+// layouts decompose the logical index per element. Forward reads the seed
 // and offset from the states buffer in device memory, and a one-thread
 // kernel ordered after it advances the offset.
 //
@@ -358,53 +358,102 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
 // / 0.92-0.94); ncu f16 forward 110.9 us, DRAM 69 %, SM 69 %.
 constexpr int kRunThreads = 128;
 
-template <class S, class C, bool FWD>
+// SHIFT: rows that start on nibbles (4-element Philox groups) but not on
+// mask words: a_extent, b_logical and every batch_logical multiples of 4
+// (NHWC with H W = 784, 196, 2500, ...). A chunk's 8 bits are still 2
+// whole Philox blocks, so the forward's Philox work is the aligned one's;
+// a row's last chunk holds 4 elements where a_extent % 8 == 4. What changes
+// is the mask: a chunk's byte straddles two mask bytes where the row starts
+// on an odd nibble. Forward writes the mask byte by byte from the CTA's
+// chunk bytes in shared memory: mask byte k (nibbles 2k, 2k + 1) is stored
+// by the CTA whose range holds nibble 2k, which computes nibble 2k + 1 when
+// it lies past its range (one Philox block a row at most; 0 past n, as the
+// other kernels' words). Backward reads a chunk's bits from one or two bytes.
+// 16-bit types only (launch_runs says why). H100, of copy forward / backward
+// (x cuDNN 9.19), tiled kernel -> SHIFT (run 4 of the twenty-fourth
+// session): f16 NHWC 128x200x50x50 0.41 / 0.56 -> 0.71 / 0.84 (11.9 /
+// 12.3), bf16 0.41 / 0.58 -> 0.73 / 0.85, f16 NHWC 320x256x28x28 0.47 /
+// 0.64 -> 0.75 / 0.84 (run 3: 0.78 / 0.89). The CTA shapes with `vectors`
+// not a power of two (C = 200: 25 vectors, 125 of 128 threads working
+// instead of 100) took f16 128x200x50x50 from 0.48 / 0.61 to 0.53 / 0.67
+// (run 2), loading both mask bytes of every row before using any 0.67 ->
+// 0.85 backward, and the extra Philox blocks one row a thread 0.58 -> 0.71
+// forward (run 3 -> 4).
+template <class S, class C, bool FWD, bool SHIFT>
 __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
-    dropout_runs_kernel(DropoutArgs a, C scale, bool vec, int lanes_b, int warps_b) {
+    dropout_runs_kernel(DropoutArgs a, C scale, bool vec, int vectors, int cta_chunks) {
   constexpr int V = static_cast<int>(16 / sizeof(S)), R = 8;
   using P = Pack<S, V>;
   __shared__ uint32_t words[kRunThreads * V / 4];
   const DropoutTiled &t = a.tiled;
-  const int lane = threadIdx.x & 31, warp = static_cast<int>(threadIdx.x / 32);
-  const int runs = 32 / lanes_b, warps_a = static_cast<int>(blockDim.x / 32) / warps_b;
-  const int vectors = lanes_b * warps_b, cta_chunks = runs * warps_a;  // the CTA's extent along B (vectors) and A
-  const int vec_in = (warp % warps_b) * lanes_b + lane % lanes_b, chunk_in = (warp / warps_b) * runs + lane / lanes_b;
+  // The CTA's extent: `vectors` along B, cta_chunks along A (vectors *
+  // cta_chunks <= blockDim.x; the threads past it idle).
+  const int vec_in = static_cast<int>(threadIdx.x) % vectors, chunk_in = static_cast<int>(threadIdx.x) / vectors;
   const int64_t b_first = static_cast<int64_t>(blockIdx.x) * vectors * V;
-  const int64_t chunk_first = static_cast<int64_t>(blockIdx.y) * cta_chunks, chunks = t.a_extent / R;
+  const int64_t chunk_first = static_cast<int64_t>(blockIdx.y) * cta_chunks, chunks = (t.a_extent + R - 1) / R;
   const int64_t b0 = b_first + vec_in * V, chunk = chunk_first + chunk_in;
   const int b_count = static_cast<int>(t.b_extent - b0 < V ? (t.b_extent - b0 > 0 ? t.b_extent - b0 : 0) : V);
-  const bool live = chunk < chunks && b_count > 0;
+  // Rows of this chunk: R, or 4 for a SHIFT row's last chunk.
+  const int r_count = SHIFT && t.a_extent - chunk * R < R ? static_cast<int>(t.a_extent - chunk * R) : R;
+  const bool live = chunk_in < cta_chunks && chunk < chunks && b_count > 0;
   int64_t base_logical = 0, base_mem = 0;
   batch_base(t, blockIdx.z, base_logical, base_mem);
   const int64_t row0 = base_mem + b0 + chunk * R * t.a_stride;
   const S *x = static_cast<const S *>(a.x.ptr) + row0;
   S *y = static_cast<S *>(a.y.ptr) + row0;
-  const bool full = live && vec && b_count == V;
+  const bool full = live && vec && b_count == V && r_count == R;
   P ring[R];
   if (full) {
 #pragma unroll
     for (int r = 0; r < R; ++r) ring[r] = *reinterpret_cast<const P *>(x + r * t.a_stride);
   }
-  // Mask byte of B row b0 + i over this chunk: unit0 + i * unit_step.
-  const int64_t unit0 = (base_logical + b0 * t.b_logical) / R + chunk, unit_step = t.b_logical / R;
+  // First Philox group (nibble) of B row b0 + i over this chunk: nib0 + i *
+  // nib_step; aligned rows make it even (the chunk is mask byte nib0 / 2).
+  const int64_t nib0 = (base_logical + b0 * t.b_logical) / 4 + 2 * chunk, nib_step = t.b_logical / 4;
   uint64_t bits = 0;  // bit 8 i + r: row r of B row b0 + i
+  uint8_t *const cta_bytes = reinterpret_cast<uint8_t *>(words);
   if (live) {
     if constexpr (FWD) {
       const uint64_t seed = *a.seed, offset = *a.offset;
-      uint8_t *bytes = reinterpret_cast<uint8_t *>(words) + ((chunk_in / 4) * vectors * V + vec_in * V) * 4 + chunk_in % 4;
+      // Aligned: the CTA's words as in the tensor, groups of 4 chunks a
+      // word; SHIFT: each B row's chunk bytes in a row of cta_chunks.
+      uint8_t *bytes = SHIFT ? cta_bytes + static_cast<int64_t>(vec_in) * V * cta_chunks + chunk_in
+                             : cta_bytes + ((chunk_in / 4) * vectors * V + vec_in * V) * 4 + chunk_in % 4;
+      const int byte_step = SHIFT ? cta_chunks : 4;
 #pragma unroll 1
       for (int i = 0; i < V; ++i) {
-        const uint64_t unit = static_cast<uint64_t>(unit0 + i * unit_step);
-        const uint32_t b = philox::keep_nibble(seed, offset, 2 * unit, a.threshold) |
-                           (philox::keep_nibble(seed, offset, 2 * unit + 1, a.threshold) << 4);
+        const uint64_t g = static_cast<uint64_t>(nib0 + i * nib_step);
+        uint32_t b = philox::keep_nibble(seed, offset, g, a.threshold);
+        if (!SHIFT || r_count == R) b |= philox::keep_nibble(seed, offset, g + 1, a.threshold) << 4;
         bits |= static_cast<uint64_t>(b) << (8 * i);
-        bytes[4 * i] = static_cast<uint8_t>(b);
+        bytes[byte_step * i] = static_cast<uint8_t>(b);
       }
     } else {
-      const uint8_t *mask = reinterpret_cast<const uint8_t *>(a.mask) + unit0;
+      const uint8_t *mask = reinterpret_cast<const uint8_t *>(a.mask);
+      if constexpr (!SHIFT) {
 #pragma unroll
-      for (int i = 0; i < V; ++i)
-        if (i < b_count) bits |= static_cast<uint64_t>(__ldg(mask + i * unit_step)) << (8 * i);
+        for (int i = 0; i < V; ++i)
+          if (i < b_count) bits |= static_cast<uint64_t>(__ldg(mask + ((nib0 + i * nib_step) >> 1))) << (8 * i);
+      } else {
+        // Both bytes of every row loaded before any is used (branches
+        // between them made nvcc wait for each load in turn); the second
+        // from the first's address where it is not needed.
+        uint32_t lo[V], hi[V];
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          const int64_t g = nib0 + (i < b_count ? i : 0) * nib_step;
+          const uint8_t *p = mask + (g >> 1);
+          lo[i] = __ldg(p);
+          hi[i] = __ldg(p + ((g & 1) && r_count == R ? 1 : 0));
+        }
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          const int64_t g = nib0 + i * nib_step;
+          const uint32_t b = (g & 1) ? (lo[i] >> 4) | (r_count == R ? (hi[i] & 0xfu) << 4 : 0u)
+                                     : lo[i] & (r_count == R ? 0xffu : 0xfu);
+          if (i < b_count) bits |= static_cast<uint64_t>(b) << (8 * i);
+        }
+      }
     }
     if (full) {
 #pragma unroll
@@ -426,15 +475,15 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
           o.v[i] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(v.v[i]) * scale : C(0));
         store_vector16(y + r * t.a_stride, o);
       }
-    } else {  // a partial vector or unaligned strides: element by element
-      for (int r = 0; r < R; ++r)
+    } else {  // a partial vector or chunk, or unaligned strides: element by element
+      for (int r = 0; r < r_count; ++r)
         for (int i = 0; i < b_count; ++i) {
           const int64_t o = r * t.a_stride + i;
           y[o] = Storage<S>::store(((bits >> (8 * i + r)) & 1u) ? Storage<S>::template load<C>(x[o]) * scale : C(0));
         }
     }
   }
-  if constexpr (FWD) {
+  if constexpr (FWD && !SHIFT) {
     // The CTA's words: cta_chunks / 4 groups of whole words, each for the
     // vectors * V B rows; those past the tensor's B or A extents stay unset.
     __syncthreads();
@@ -442,6 +491,52 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
     for (int w = static_cast<int>(threadIdx.x); w < count; w += static_cast<int>(blockDim.x)) {
       const int64_t b = b_first + w % per_group, group_chunk = chunk_first + 4 * (w / per_group);
       if (b < t.b_extent && group_chunk < chunks) a.mask[(base_logical + b * t.b_logical) / 32 + group_chunk / 4] = words[w];
+    }
+  }
+  if constexpr (FWD && SHIFT) {
+    // The mask bytes this CTA owns: a B row's nibbles p = p0, p0 + 2, ...
+    // (p0 = the row's first nibble's parity) of its cnt nibbles here.
+    const int rows = vectors * V;
+    const int64_t first_nib = 2 * chunk_first, n_nibbles = t.a_extent / 4;
+    const int cnt = static_cast<int>(n_nibbles - first_nib < 2 * cta_chunks ? n_nibbles - first_nib : 2 * cta_chunks);
+    const int rows_here = static_cast<int>(t.b_extent - b_first < rows ? t.b_extent - b_first : rows);
+    const int64_t row_nib0 = (base_logical + b_first * t.b_logical) / 4 + first_nib;  // row 0's first nibble here
+    // A row whose last owned byte's high nibble (nib + cnt) lies past the
+    // range (nib + cnt odd) needs one more Philox block: every row or none
+    // where nib_step is even, every other row where it is odd. One row a
+    // thread, before the barrier (a thread per row of the store loop below
+    // left whole warps waiting on the few lanes with such rows).
+    __shared__ uint8_t extra[kRunThreads * V];
+    {
+      const int step = (nib_step & 1) ? 2 : 1;
+      const int r0 = ((row_nib0 + cnt) & 1) ? 0 : 1;  // the first such row (step 1: none when 1)
+      const int count = step == 2 ? (rows_here - r0 + 1) / 2 : (r0 == 0 ? rows_here : 0);
+      for (int k = static_cast<int>(threadIdx.x); k < count; k += static_cast<int>(blockDim.x)) {
+        const int row = r0 + step * k;
+        const uint64_t g = static_cast<uint64_t>(row_nib0 + row * nib_step + cnt);
+        extra[row] = static_cast<int64_t>(g) * 4 < a.n ? static_cast<uint8_t>(philox::keep_nibble(*a.seed, *a.offset, g, a.threshold)) : 0;
+      }
+    }
+    __syncthreads();
+    // Thread t takes byte j = t % cta_chunks of rows t / cta_chunks + k *
+    // (blockDim / cta_chunks).
+    const int per_pass = static_cast<int>(blockDim.x) / cta_chunks;
+    const int j = static_cast<int>(threadIdx.x) % cta_chunks, row_first = static_cast<int>(threadIdx.x) / cta_chunks;
+    uint8_t *mask = reinterpret_cast<uint8_t *>(a.mask);
+    const int64_t last_byte = (a.n - 1) / 8, end_byte = (a.n + 31) / 32 * 4;
+    for (int row = row_first; row < rows_here; row += per_pass) {
+      const int64_t nib = row_nib0 + row * nib_step;
+      const int p = static_cast<int>(nib & 1) + 2 * j;
+      if (p >= cnt) continue;
+      const uint8_t *cb = cta_bytes + row * cta_chunks;
+      // Nibbles p and p + 1: chunk bytes p / 2 (and (p + 1) / 2).
+      const uint32_t pair = cb[p >> 1] | (p + 2 <= 2 * cta_chunks - 1 ? static_cast<uint32_t>(cb[(p >> 1) + 1]) << 8 : 0u);
+      const uint32_t lo = (pair >> (4 * (p & 1))) & 0xfu;
+      const uint32_t hi = p + 1 < cnt ? (pair >> (4 * (p & 1) + 4)) & 0xfu : extra[row];
+      const int64_t byte = (nib + p) >> 1;
+      mask[byte] = static_cast<uint8_t>(lo | (hi << 4));
+      if (byte == last_byte)  // the last word's bytes past n, zero as in the other kernels' words
+        for (int64_t z = byte + 1; z < end_byte; ++z) mask[z] = 0;
     }
   }
 }
@@ -454,16 +549,23 @@ __global__ void advance_offset_kernel(uint64_t *offset) { *offset += 1; }
 // BFLOAT16), "notile" (permuted dense tensors on the per-element path of
 // dropout_kernel instead of dropout_tiled_kernel), "noruns" (the tiled
 // kernel also where dropout_runs_kernel applies), "ta64" (forward tiles of
-// 64 A values instead of 128). Unset: packed 16-bit types
+// 64 A values instead of 128), "noshift" (the runs kernel only for rows
+// that start on mask words), "pow2" (the runs kernel's CTAs with lanes
+// along B a power of two), "shiftall" (the runs kernel's SHIFT form for
+// every type and for rows on mask words too). Unset: packed 16-bit types
 // on the wide kernel with 16, FLOAT with 8, DOUBLE on dropout_kernel;
 // permuted dense FLOAT / HALF / BFLOAT16 on the runs kernel where their rows
-// start on mask words, else on the tiled kernel.
+// start on mask words (16-bit types: on 4-element groups), else on the
+// tiled kernel.
 struct DropoutTune {
   bool old = false;
   bool notile = false;
   bool nobpre = false;
   bool noruns = false;
   bool ta64 = false;
+  bool noshift = false;
+  bool pow2 = false;
+  bool shiftall = false;
   int elements = 0;  // 0: the default per type
 };
 const DropoutTune &dropout_tune() {
@@ -474,6 +576,9 @@ const DropoutTune &dropout_tune() {
     r.nobpre = env_has_word("FREEDNN_DROPOUT_TUNE", "nobpre");
     r.noruns = env_has_word("FREEDNN_DROPOUT_TUNE", "noruns");
     r.ta64 = env_has_word("FREEDNN_DROPOUT_TUNE", "ta64");
+    r.noshift = env_has_word("FREEDNN_DROPOUT_TUNE", "noshift");
+    r.pow2 = env_has_word("FREEDNN_DROPOUT_TUNE", "pow2");
+    r.shiftall = env_has_word("FREEDNN_DROPOUT_TUNE", "shiftall");
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e8")) r.elements = 8;
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e16")) r.elements = 16;
     return r;
@@ -527,39 +632,64 @@ bool launch_tiled(const DropoutArgs &a, C scale, cudaStream_t stream) {
 }
 
 // dropout_runs_kernel on a.tiled; false (nothing launched) when the view's
-// rows do not start on mask words or the grid would pass its limits.
+// rows do not start on mask words (nor, unless tune.noshift, on nibbles)
+// or the grid would pass its limits.
 template <class S, class C>
-bool launch_runs(const DropoutArgs &a, C scale, cudaStream_t stream) {
+bool launch_runs(const DropoutArgs &a, C scale, const DropoutTune &tune, cudaStream_t stream) {
   constexpr int V = static_cast<int>(16 / sizeof(S));
   const DropoutTiled &t = a.tiled;
-  if (t.a_extent % 32 != 0 || t.b_logical % 32 != 0) return false;
-  for (int d = 0; d < t.batch_rank; ++d)
-    if (t.batch_logical[d] % 32 != 0) return false;
+  const auto starts_on = [&](int64_t unit) {
+    bool on = t.a_extent % unit == 0 && t.b_logical % unit == 0;
+    for (int d = 0; d < t.batch_rank; ++d) on = on && t.batch_logical[d] % unit == 0;
+    return on;
+  };
+  // SHIFT for 16-bit types only: FLOAT rows off the words run faster on the
+  // tiled kernel (H100, f32 NHWC 128x200x50x50: 0.87 / 0.98 of copy against
+  // 0.85 / 0.89 with SHIFT, run 2 of the twenty-fourth session).
+  const bool aligned = starts_on(32) && !tune.shiftall;
+  if (!aligned && (tune.noshift || !starts_on(4) || (sizeof(S) == 4 && !tune.shiftall))) return false;
   const int64_t batch = tiled_batch(t);
   const bool vec = tiled_vectors(a, V);
-  // Lanes along B: the vectors of B, up to a warp (a power of two); up to
-  // 4 warps a CTA along A where there are chunks of 8 for them, then along
-  // B, and no more than the two need (the 32-value form on NDHWC with
-  // W = 32, one chunk a row, left half of 128-thread CTAs idle: 0.89 of
-  // copy backward against the tiled kernel's 0.97).
-  constexpr int kWarps = kRunThreads / 32;
-  const int64_t b_vectors = (t.b_extent + V - 1) / V, chunks = t.a_extent / 8;
-  int lanes_b = 1;
-  while (lanes_b < 32 && lanes_b < b_vectors) lanes_b *= 2;
-  const int64_t runs = 32 / lanes_b;
-  int warps_a = 1, warps_b = 1;
-  while (warps_a < kWarps && warps_a * runs < chunks) warps_a *= 2;
-  while (warps_a * warps_b < kWarps && int64_t{warps_b} * lanes_b < b_vectors) warps_b *= 2;
-  if (runs * warps_a % 4 != 0) return false;  // the forward stores whole words (chunks >= 4 make this hold)
-  const int64_t b_tiles = (b_vectors + int64_t{lanes_b} * warps_b - 1) / (int64_t{lanes_b} * warps_b);
-  const int64_t a_tiles = (chunks + runs * warps_a - 1) / (runs * warps_a);
+  // A CTA of up to 128 threads: `vectors` consecutive vectors along B (all
+  // of B below 32; else 32, a warp's access a contiguous 512 bytes) times
+  // cta_chunks chunks of 8 along A (a multiple of 4 where the forward stores
+  // whole words); with few chunks, more vectors instead. Lanes go along B
+  // first. C = 200 in 16-bit (25 vectors) in warps of 32 lanes along B left
+  // 7 idle; here 125 of 128 threads work.
+  const int64_t b_vectors = (t.b_extent + V - 1) / V, chunks = (t.a_extent + 7) / 8;
+  const int unit = a.forward && aligned ? 4 : 1;
+  const int64_t chunks_max = (chunks + unit - 1) / unit * unit;
+  int vectors = b_vectors >= 32 ? 32 : static_cast<int>(b_vectors);
+  int cta_chunks = kRunThreads / vectors / unit * unit;
+  if (cta_chunks > chunks_max) {
+    cta_chunks = static_cast<int>(chunks_max);
+    vectors = static_cast<int>(std::min<int64_t>(b_vectors, kRunThreads / cta_chunks));
+  }
+  if (tune.pow2) {  // the earlier shapes: lanes along B a power of two
+    int lanes_b = 1;
+    while (lanes_b < 32 && lanes_b < b_vectors) lanes_b *= 2;
+    const int64_t runs = 32 / lanes_b;
+    int warps_a = 1, warps_b = 1;
+    while (warps_a < kRunThreads / 32 && warps_a * runs < chunks) warps_a *= 2;
+    while (warps_a * warps_b < kRunThreads / 32 && int64_t{warps_b} * lanes_b < b_vectors) warps_b *= 2;
+    if (warps_b > 1 && lanes_b < 32) return false;
+    vectors = lanes_b * warps_b;
+    cta_chunks = static_cast<int>(runs) * warps_a;
+    if (cta_chunks % unit != 0) return false;
+  }
+  const int64_t b_tiles = (b_vectors + vectors - 1) / vectors;
+  const int64_t a_tiles = (chunks + cta_chunks - 1) / cta_chunks;
   if (b_tiles >= (int64_t{1} << 31) || a_tiles > 65535 || batch > 65535) return false;
   const dim3 grid(static_cast<unsigned>(b_tiles), static_cast<unsigned>(a_tiles), static_cast<unsigned>(batch));
-  const unsigned threads = static_cast<unsigned>(32 * warps_a * warps_b);
-  if (a.forward)
-    dropout_runs_kernel<S, C, true><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+  const unsigned threads = static_cast<unsigned>((vectors * cta_chunks + 31) / 32 * 32);
+  if (a.forward && aligned)
+    dropout_runs_kernel<S, C, true, false><<<grid, threads, 0, stream>>>(a, scale, vec, vectors, cta_chunks);
+  else if (a.forward)
+    dropout_runs_kernel<S, C, true, true><<<grid, threads, 0, stream>>>(a, scale, vec, vectors, cta_chunks);
+  else if (aligned)
+    dropout_runs_kernel<S, C, false, false><<<grid, threads, 0, stream>>>(a, scale, vec, vectors, cta_chunks);
   else
-    dropout_runs_kernel<S, C, false><<<grid, threads, 0, stream>>>(a, scale, vec, lanes_b, warps_b);
+    dropout_runs_kernel<S, C, false, true><<<grid, threads, 0, stream>>>(a, scale, vec, vectors, cta_chunks);
   check_launch("dropout_runs_kernel");
   return true;
 }
@@ -569,7 +699,7 @@ void launch_typed(const DropoutArgs &a, C scale, cudaStream_t stream) {
   const DropoutTune &tune = dropout_tune();
   if constexpr (sizeof(S) <= 4) {
     if (a.tiled.on && !tune.old && !tune.notile) {
-      if (!tune.noruns && launch_runs<S, C>(a, scale, stream)) return;
+      if (!tune.noruns && launch_runs<S, C>(a, scale, tune, stream)) return;
       // Forward tiles of 128 A values: 5 Philox blocks a lane for 16
       // elements where rows start off the mask words, against 3 for 8 with
       // 64 (H100, f32 NHWC 128x200x50x50: 0.78 -> 0.87 of copy, run 8 of

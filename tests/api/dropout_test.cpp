@@ -427,13 +427,13 @@ HostTensor backward_poisoned(cudnnHandle_t h, const Dropout &dr, const HostTenso
 
 // Dense tensors whose memory order is a permutation of the logical order
 // (NHWC, NDHWC, N innermost, a memory order splitting the batch dims; on the
-// GPU dropout_tiled_kernel) against the same logical data packed NCHW: the
-// same reserve-space image (masks in logical order), bit-identical y, and
-// backward through either reserve gives bit-identical dx. Extents around the
-// tiles (C and HW not multiples of 32 / 64 / 8, C below a vector, tensors with
-// no batch dim or two), extent-1 dims, 16-bit types, poisoned outputs and
-// reserves, in-place, a second call (the next offset), and a batch too large
-// for the tiled grid (the per-element path).
+// GPU dropout_runs_kernel or dropout_tiled_kernel) against the same logical
+// data packed NCHW: the same reserve-space image (masks in logical order),
+// bit-identical y, and backward through either reserve gives bit-identical
+// dx. Extents around the tiles (C and HW not multiples of 32 / 64 / 8, C
+// below a vector, tensors with no batch dim or two), extent-1 dims, 16-bit
+// types, poisoned outputs and reserves, in-place, a second call (the next
+// offset), and a batch too large for the tiled grid (the per-element path).
 TEST(DropoutForward, PermutedDenseLayoutsMatchPackedNchw) {
   EngineHandle h;
   Rng rng(test_seed(306));
@@ -453,7 +453,13 @@ TEST(DropoutForward, PermutedDenseLayoutsMatchPackedNchw) {
       // Rows that start on mask bytes only (H W a multiple of 8, not of
       // 32), some with a last mask word the tensor fills in part.
       {{1, 3, 2, 4}, {1, 3, 2, 0}},          {{2, 37, 4, 6}, {1, 3, 2, 0}},      {{2, 96, 5, 8}, {1, 3, 2, 0}},
-      {{2, 16, 2, 3, 4}, {1, 4, 3, 2, 0}},   {{24, 5, 2, 4}, {0, 3, 2, 1}}};
+      {{2, 16, 2, 3, 4}, {1, 4, 3, 2, 0}},   {{24, 5, 2, 4}, {0, 3, 2, 1}},
+      // Rows that start on nibbles (H W = 4 mod 8: a row's last run of 4
+      // elements; on the GPU the runs kernel's mask bytes owned across
+      // CTAs along A and B), a last mask word in part.
+      {{1, 3, 2, 2}, {1, 3, 2, 0}},          {{2, 37, 2, 6}, {1, 3, 2, 0}},      {{2, 24, 10, 30}, {1, 3, 2, 0}},
+      {{2, 40, 14, 14}, {1, 3, 2, 0}},       {{3, 200, 2, 50}, {1, 3, 2, 0}},    {{2, 12, 3, 2, 2}, {1, 4, 3, 2, 0}},
+      {{20, 5, 3, 4}, {0, 3, 2, 1}}};
   for (cudnnDataType_t t : kTypes) {
     for (const Case &c : cases) {
       std::ostringstream what;

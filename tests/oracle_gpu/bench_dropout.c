@@ -57,8 +57,9 @@ int main(void) {
   const int d4[4] = {64, 256, 64, 64};
   /* Channels-last with C and H * W off the tiles of the permuted-layout
    * kernel (200 = 6 * 32 + 8, 2500 = 39 * 64 + 4, rows not on mask words),
-   * and 5-d channels-last (NDHWC). */
-  const int odd[4] = {128, 200, 50, 50}, d5[5] = {16, 256, 16, 32, 32};
+   * 28 x 28 images (rows on mask bytes, not words), and 5-d channels-last
+   * (NDHWC). */
+  const int odd[4] = {128, 200, 50, 50}, d28[4] = {320, 256, 28, 28}, d5[5] = {16, 256, 16, 32, 32};
   bench_case("f32", CUDNN_DATA_FLOAT, 4, d4, 0);
   bench_case("f16", CUDNN_DATA_HALF, 4, d4, 0);
   bench_case("f32.nhwc", CUDNN_DATA_FLOAT, 4, d4, 1);
@@ -66,6 +67,8 @@ int main(void) {
   bench_case("bf16.nhwc", CUDNN_DATA_BFLOAT16, 4, d4, 1);
   bench_case("f32.nhwc.odd", CUDNN_DATA_FLOAT, 4, odd, 1);
   bench_case("f16.nhwc.odd", CUDNN_DATA_HALF, 4, odd, 1);
+  bench_case("bf16.nhwc.odd", CUDNN_DATA_BFLOAT16, 4, odd, 1);
+  bench_case("f16.nhwc.28", CUDNN_DATA_HALF, 4, d28, 1);
   bench_case("f32.ndhwc", CUDNN_DATA_FLOAT, 5, d5, 1);
   cudnnDestroy(handle);
   return 0;
