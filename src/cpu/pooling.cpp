@@ -116,6 +116,15 @@ struct Kernels : ComputeIo<S, C> {
       : op(o), G(g), is_max(o.is_max()), prop(o.nan_propagation == CUDNN_PROPAGATE_NAN),
         alpha(static_cast<C>(o.blend.alpha)), beta(static_cast<C>(o.blend.beta)), div(o, g) {}
 
+  // The start of a forward max window: the compute type's lowest finite
+  // value, or for HALF data half's, -65504 (NVIDIA cuDNN 9.19's HALF result
+  // for a window without input positions, where -FLT_MAX would round to
+  // -inf). Backward argmax searches keep the compute type's lowest.
+  static C max_start() {
+    if constexpr (std::is_same_v<S, Storage<CUDNN_DATA_HALF>>) return C(-65504);
+    else return std::numeric_limits<C>::lowest();
+  }
+
   static C fold_max(C acc, C v, bool prop) {
     if (prop) return (v > acc || v != v) && acc == acc ? v : acc;
     return v > acc ? v : acc;
@@ -143,7 +152,7 @@ struct Kernels : ComputeIo<S, C> {
   // ---- forward -----------------------------------------------------------
   // Channels innermost: one output position, a block of cb channels.
   void forward_vector(const T *x, T *y, int64_t n, int64_t c0, int64_t cb, int64_t od, int64_t oh) const {
-    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    const C init = is_max ? max_start() : C(0);
     alignas(64) C acc[kMaxBlock];
     int64_t sd, d0, d1, sh, h0, h1;
     window_range(G, 0, od, sd, d0, d1);
@@ -203,7 +212,7 @@ struct Kernels : ComputeIo<S, C> {
 
   template <class F>
   void forward_line(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh, C *scratch, F fold) const {
-    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    const C init = is_max ? max_start() : C(0);
     const int64_t W = G.in[2], OW = G.out[2], pad = G.pad[2], win = G.win[2], strw = G.str[2];
     const int64_t lp = line_length();
     C *line = scratch, *even = scratch + lp, *odd = even + lp / 2, *acc = odd + lp / 2;
@@ -434,7 +443,7 @@ struct Kernels : ComputeIo<S, C> {
 
   // Any strides: a row of outputs of one channel, folded per window column.
   void forward_row(const T *x, T *y, int64_t n, int64_t c, int64_t od, int64_t oh, C *acc) const {
-    const C init = is_max ? std::numeric_limits<C>::lowest() : C(0);
+    const C init = is_max ? max_start() : C(0);
     const int64_t OW = G.out[2];
     for (int64_t ow = 0; ow < OW; ++ow) acc[ow] = init;
     int64_t sd, d0, d1, sh, h0, h1;

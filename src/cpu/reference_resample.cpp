@@ -173,6 +173,10 @@ class Plan final : public ExecutionPlan {
         if (op.is_max()) {
           const int64_t at = argmax(cells, v);
           if (r.index) store_index(o, at);
+          // HALF data: a window without input positions (or of -inf only)
+          // gives half's lowest finite value, -65504, as cuDNN 9.19 (not
+          // -FLT_MAX rounded to -inf).
+          if (in.dtype == CUDNN_DATA_HALF && v < -65504.0) v = -65504.0;
         } else {
           v = 0;
           for (const auto &c : cells) v += load_lane(in.dtype, x_data, offset_of(in, c));

@@ -57,7 +57,7 @@
 //    the outputs whose windows cover it, the same way.
 // Max pooling starts from the compute type's lowest finite value and moves
 // on strictly greater values (the first maximum wins; a window without input
-// positions gives -FLT_MAX, as cuDNN); an average over no position is NaN
+// positions gives -FLT_MAX, and -65504 for HALF data, as cuDNN); an average over no position is NaN
 // when padding is excluded (0/0, as cuDNN) and 0 otherwise, or -0 when the
 // window starts past the end (cuDNN's count there is negative).
 #include <cuda_runtime.h>
@@ -109,6 +109,16 @@ template <class C>
 __device__ inline C lowest() {
   if constexpr (sizeof(C) == 8) return -DBL_MAX;
   else return -FLT_MAX;
+}
+
+// The start of a forward max window: lowest<C>(), or for HALF data half's
+// lowest finite value, -65504 (NVIDIA cuDNN 9.19's HALF result for a window
+// without input positions, where -FLT_MAX would round to -inf). Backward
+// argmax searches keep lowest<C>().
+template <class S, class C>
+__device__ inline C max_start() {
+  if constexpr (std::is_same_v<S, half_bits>) return C(-65504);
+  else return lowest<C>();
 }
 
 __device__ inline void split(const Geo &g, uint32_t t, int &n, int &cq, int *p) {
@@ -278,7 +288,7 @@ __global__ void __launch_bounds__(256) pooling_forward(Geo g, const S *__restric
   for (int k = 0; k < 3; ++k) st[k] = o[k] * g.str[k] - g.pad[k];
   C acc[VEC];
 #pragma unroll
-  for (int l = 0; l < VEC; ++l) acc[l] = g.is_max ? lowest<C>() : C(0);
+  for (int l = 0; l < VEC; ++l) acc[l] = g.is_max ? max_start<S, C>() : C(0);
   fold_window<K, S, C, VEC>(g, x + n * g.is[0] + c * g.is[1], g.is, st, acc);
   if (!g.is_max) {
     const C inv = inverse_count<C>(g, st);
@@ -638,16 +648,16 @@ struct MaxWord<float> {
   __device__ static T mx(T a, T b, bool prop) { return fmax_fold(a, b, prop); }
   __device__ static void to_float(T v, float *out) { out[0] = v; }
 };
-__device__ inline float clamp_low(float v) { return v < -FLT_MAX ? -FLT_MAX : v; }  // NaN stays
+__device__ inline float clamp_low(float v, float low = -FLT_MAX) { return v < low ? low : v; }  // NaN stays
 template <>
 struct MaxWord<half_bits> {
   using T = __half2;
   __device__ static T low() { return __half2half2(__ushort_as_half(0xfc00u)); }
   __device__ static T mx(T a, T b, bool prop) { return prop ? __hmax2_nan(a, b) : __hmax2(a, b); }
-  __device__ static void to_float(T v, float *out) {
+  __device__ static void to_float(T v, float *out) {  // -inf to -65504, as max_start
     const float2 f = __half22float2(v);
-    out[0] = clamp_low(f.x);
-    out[1] = clamp_low(f.y);
+    out[0] = clamp_low(f.x, -65504.0f);
+    out[1] = clamp_low(f.y, -65504.0f);
   }
 };
 template <>
@@ -711,7 +721,7 @@ __device__ inline void strip_row(C (&v)[E + 2], const Pack<S, E> &raw, const S *
 // outputs' windows, then folds them down the column. Max is separable: the
 // first maximum of the row maxima, rows in order, is the row-major first
 // maximum of the window (same value, signed zeros and NaN rules included).
-// Positions outside the input are the compute type's lowest value, which
+// Positions outside the input are the window's start (max_start), which
 // leaves a fold unchanged, as skipping them does.
 //
 // AVG: the same walk for average pooling: sums instead of maxima (positions
@@ -737,7 +747,7 @@ __global__ void __launch_bounds__(256) pooling_forward_rows(Geo g, const S *__re
   const bool col_ok = q * E < W;
   Pack<S, E> raw[NR];
   load_strip_rows<NR>(raw, xp, g.is[3], ih0, H, q, col_ok);
-  const C low = AVG ? C(0) : lowest<C>();
+  const C low = AVG ? C(0) : max_start<S, C>();
   auto fold = [&](C a, C b) {
     if constexpr (AVG) return a + b;
     else return fmax_fold(a, b, g.prop);

@@ -610,44 +610,53 @@ TEST(PoolingForward, MaxNanPropagation) {
 }
 
 // Windows that hold no input position (padding as large as the window):
-// max gives -FLT_MAX, the average 0/0 = NaN when padding is excluded and 0
-// when it is included (cuDNN 9.19 on the H100).
+// max gives -FLT_MAX (HALF data: -65504, half's lowest finite value, not
+// -FLT_MAX rounded to -inf), the average 0/0 = NaN when padding is excluded
+// and 0 when it is included (cuDNN 9.19 on the H100).
 TEST(PoolingForward, WindowsWithoutInputPositions) {
   EngineHandles hs;
-  for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
-                                  CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
-    PoolingParams p;
-    p.mode = mode;
-    p.window = {2, 2};
-    p.padding = {2, 2};
-    p.stride = {1, 1};
-    const std::vector<int64_t> dims = {1, 1, 2, 2};
-    const std::vector<int64_t> ydims = pooling_output_dims(p, dims);  // 5 x 5
-    HostTensor x = make_tensor(CUDNN_DATA_FLOAT, dims, packed_strides(dims, Layout::nchw));
-    x.set_values({1, 2, 3, 4});
-    HostTensor y0 = make_tensor(CUDNN_DATA_FLOAT, ydims, packed_strides(ydims, Layout::nchw));
-    poison(y0);
-    PoolDesc pd(p);
-    TensorDesc xd(x), yd(y0);
-    const float one = 1, zero = 0;
-    for (cudnnHandle_t h : hs.all) {
-      Buffer xb = upload(x), yb = upload(y0);
-      ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
-      HostTensor y = y0;
-      download(yb, y);
-      const double corner = y.get({0, 0, 0, 0}), middle = y.get({0, 0, 2, 2});
-      if (mode == CUDNN_POOLING_MAX) {
-        EXPECT_EQ(corner, -3.4028234663852886e38);
-        EXPECT_EQ(middle, 4);
-      } else if (mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) {
-        EXPECT_TRUE(std::isnan(corner));
-        EXPECT_EQ(middle, 2.5);
-      } else {
-        EXPECT_EQ(corner, 0);
-        EXPECT_EQ(middle, 2.5);
+  for (cudnnDataType_t t : {CUDNN_DATA_FLOAT, CUDNN_DATA_HALF})
+    for (cudnnPoolingMode_t mode : {CUDNN_POOLING_MAX, CUDNN_POOLING_MAX_DETERMINISTIC,
+                                    CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+                                    CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
+      SCOPED_TRACE(std::string(type_name(t)) + " mode " + std::to_string(static_cast<int>(mode)));
+      PoolingParams p;
+      p.mode = mode;
+      p.window = {2, 2};
+      p.padding = {2, 2};
+      p.stride = {1, 1};
+      const std::vector<int64_t> dims = {1, 1, 2, 2};
+      const std::vector<int64_t> ydims = pooling_output_dims(p, dims);  // 5 x 5
+      HostTensor x = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
+      x.set_values({1, 2, 3, 4});
+      HostTensor y0 = make_tensor(t, ydims, packed_strides(ydims, Layout::nchw));
+      poison(y0);
+      PoolDesc pd(p);
+      TensorDesc xd(x), yd(y0);
+      const float one = 1, zero = 0, half = 0.5f;
+      for (cudnnHandle_t h : hs.all) {
+        Buffer xb = upload(x), yb = upload(y0);
+        ASSERT_EQ(cudnnPoolingForward(h, pd.d, &one, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+        HostTensor y = y0;
+        download(yb, y);
+        const double corner = y.get({0, 0, 0, 0}), middle = y.get({0, 0, 2, 2});
+        if (mode == CUDNN_POOLING_MAX || mode == CUDNN_POOLING_MAX_DETERMINISTIC) {
+          const double lowest = t == CUDNN_DATA_HALF ? -65504.0 : -3.4028234663852886e38;
+          EXPECT_EQ(corner, lowest);
+          EXPECT_EQ(middle, 4);
+          // alpha scales the window's start like any maximum.
+          ASSERT_EQ(cudnnPoolingForward(h, pd.d, &half, xd, xb.get(), &zero, yd, yb.get()), CUDNN_STATUS_SUCCESS);
+          download(yb, y);
+          EXPECT_EQ(y.get({0, 0, 0, 0}), lowest / 2);
+        } else if (mode == CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING) {
+          EXPECT_TRUE(std::isnan(corner));
+          EXPECT_EQ(middle, 2.5);
+        } else {
+          EXPECT_EQ(corner, 0);
+          EXPECT_EQ(middle, 2.5);
+        }
       }
     }
-  }
 }
 
 // y larger than the advised output: windows past the end. cuDNN's counts

@@ -106,6 +106,9 @@ std::vector<Expect> reference_pooling_forward(const PoolingParams &p, const Host
     double v, mag;
     if (is_max(p.mode)) {
       max_cell(w, x, p.propagate_nan, compute, v);
+      // HALF data: a window without input positions (or of -inf only)
+      // gives half's lowest finite value, as cuDNN 9.19 does.
+      if (x.dtype == CUDNN_DATA_HALF && v < -65504.0) v = -65504.0;
       mag = std::isfinite(v) ? std::fabs(v) : 0;
     } else {
       double sum = 0, abs_sum = 0;
