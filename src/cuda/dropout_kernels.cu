@@ -373,7 +373,9 @@ constexpr int kRunThreads = 128;
 // (x cuDNN 9.19), tiled kernel -> SHIFT (run 4 of the twenty-fourth
 // session): f16 NHWC 128x200x50x50 0.41 / 0.56 -> 0.71 / 0.84 (11.9 /
 // 12.3), bf16 0.41 / 0.58 -> 0.73 / 0.85, f16 NHWC 320x256x28x28 0.47 /
-// 0.64 -> 0.75 / 0.84 (run 3: 0.78 / 0.89). The CTA shapes with `vectors`
+// 0.64 -> 0.75 / 0.84 (run 3: 0.78 / 0.89); with the Philox blocks
+// interleaved (run 6) f16 0.74 / 0.84, bf16 0.75 / 0.85, 28x28 0.83 /
+// 0.87 (12.6 / 12.3, 13.7 / 12.5 x cuDNN). The CTA shapes with `vectors`
 // not a power of two (C = 200: 25 vectors, 125 of 128 threads working
 // instead of 100) took f16 128x200x50x50 from 0.48 / 0.61 to 0.53 / 0.67
 // (run 2), loading both mask bytes of every row before using any 0.67 ->
@@ -423,8 +425,12 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
 #pragma unroll 1
       for (int i = 0; i < V; ++i) {
         const uint64_t g = static_cast<uint64_t>(nib0 + i * nib_step);
-        uint32_t b = philox::keep_nibble(seed, offset, g, a.threshold);
-        if (!SHIFT || r_count == R) b |= philox::keep_nibble(seed, offset, g + 1, a.threshold) << 4;
+        // Both blocks computed, the second masked off for a 4-element
+        // chunk: a branch around it kept nvcc from interleaving the two
+        // blocks' rounds (H100, SHIFT forward of copy: f16 128x200x50x50
+        // 0.71 -> 0.74, 320x256x28x28 0.75 -> 0.83; run 6).
+        const uint32_t hi = philox::keep_nibble(seed, offset, g + 1, a.threshold);
+        const uint32_t b = philox::keep_nibble(seed, offset, g, a.threshold) | (!SHIFT || r_count == R ? hi << 4 : 0u);
         bits |= static_cast<uint64_t>(b) << (8 * i);
         bytes[byte_step * i] = static_cast<uint8_t>(b);
       }
