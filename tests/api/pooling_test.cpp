@@ -620,11 +620,7 @@ TEST(PoolingForward, WindowsWithoutInputPositions) {
                                     CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                                     CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING}) {
       SCOPED_TRACE(std::string(type_name(t)) + " mode " + std::to_string(static_cast<int>(mode)));
-      PoolingParams p;
-      p.mode = mode;
-      p.window = {2, 2};
-      p.padding = {2, 2};
-      p.stride = {1, 1};
+      const PoolingParams p{mode, false, {2, 2}, {2, 2}, {1, 1}};  // window, padding, stride
       const std::vector<int64_t> dims = {1, 1, 2, 2};
       const std::vector<int64_t> ydims = pooling_output_dims(p, dims);  // 5 x 5
       HostTensor x = make_tensor(t, dims, packed_strides(dims, Layout::nchw));
