@@ -459,7 +459,7 @@ TEST(DropoutForward, PermutedDenseLayoutsMatchPackedNchw) {
       // CTAs along A and B), a last mask word in part.
       {{1, 3, 2, 2}, {1, 3, 2, 0}},          {{2, 37, 2, 6}, {1, 3, 2, 0}},      {{2, 24, 10, 30}, {1, 3, 2, 0}},
       {{2, 40, 14, 14}, {1, 3, 2, 0}},       {{3, 200, 2, 50}, {1, 3, 2, 0}},    {{2, 12, 3, 2, 2}, {1, 4, 3, 2, 0}},
-      {{20, 5, 3, 4}, {0, 3, 2, 1}}};
+      {{20, 5, 3, 4}, {0, 3, 2, 1}},         {{6, 40, 3, 4}, {1, 3, 0, 2}}};
   for (cudnnDataType_t t : kTypes) {
     for (const Case &c : cases) {
       std::ostringstream what;
