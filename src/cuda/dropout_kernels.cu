@@ -336,13 +336,14 @@ __global__ void __launch_bounds__(kThreads) dropout_tiled_kernel(DropoutArgs a, 
 
 // dropout_runs_kernel: the tiled views whose rows start on mask words
 // (a_extent, b_logical and every batch_logical multiples of 32: NHWC with
-// H W a multiple of 32, NDHWC with W one, ...). A thread takes one vector
-// of V consecutive B values (16 bytes of memory) at 8 consecutive A values:
-// it loads its 8 vectors first, computes (2 Philox blocks each, the other
-// kernels' counters) or loads the V mask bytes of its rows while they are in
-// flight, and stores. Lanes go along B first (lanes_b of them, a warp's
-// access a contiguous run of up to 512 bytes, as a packed tensor's), then
-// along A chunks of 8. Forward assembles the CTA's mask words in shared
+// H W a multiple of 32, NDHWC with W one, ...; SHIFT below: on 4-element
+// groups). A thread takes one vector of V consecutive B values (16 bytes
+// of memory) at 8 consecutive A values: it loads its 8 vectors first,
+// computes (2 Philox blocks each, the other kernels' counters) or loads the
+// V mask bytes of its rows while they are in flight, and stores. Threads go
+// along B first (`vectors` of them, a warp's access contiguous runs of up
+// to 512 bytes, as a packed tensor's), then along A chunks of 8 (launch_runs
+// picks the CTA's shape). Forward assembles the CTA's mask words in shared
 // memory (a CTA's chunks come in whole words: 4 chunks of 8, from a
 // multiple of 4) and stores them whole: byte stores straight to the mask,
 // scattered a row apart, took the f16 forward to 0.44 of copy.
