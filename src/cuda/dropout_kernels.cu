@@ -525,13 +525,15 @@ __global__ void __launch_bounds__(kRunThreads, FWD ? 6 : 1)
       }
     }
     __syncthreads();
-    // Thread t takes byte j = t % cta_chunks of rows t / cta_chunks + k *
-    // (blockDim / cta_chunks).
+    // Thread t < per_pass * cta_chunks (per_pass = blockDim / cta_chunks)
+    // takes byte j = t % cta_chunks of rows t / cta_chunks + k * per_pass;
+    // the CTA's other threads would repeat their bytes.
     const int per_pass = static_cast<int>(blockDim.x) / cta_chunks;
     const int j = static_cast<int>(threadIdx.x) % cta_chunks, row_first = static_cast<int>(threadIdx.x) / cta_chunks;
+    const int row_end = row_first < per_pass ? rows_here : 0;
     uint8_t *mask = reinterpret_cast<uint8_t *>(a.mask);
     const int64_t last_byte = (a.n - 1) / 8, end_byte = (a.n + 31) / 32 * 4;
-    for (int row = row_first; row < rows_here; row += per_pass) {
+    for (int row = row_first; row < row_end; row += per_pass) {
       const int64_t nib = row_nib0 + row * nib_step;
       const int p = static_cast<int>(nib & 1) + 2 * j;
       if (p >= cnt) continue;
@@ -557,8 +559,7 @@ __global__ void advance_offset_kernel(uint64_t *offset) { *offset += 1; }
 // dropout_kernel instead of dropout_tiled_kernel), "noruns" (the tiled
 // kernel also where dropout_runs_kernel applies), "ta64" (forward tiles of
 // 64 A values instead of 128), "noshift" (the runs kernel only for rows
-// that start on mask words), "pow2" (the runs kernel's CTAs with lanes
-// along B a power of two), "shiftall" (the runs kernel's SHIFT form for
+// that start on mask words), "shiftall" (the runs kernel's SHIFT form for
 // every type and for rows on mask words too). Unset: packed 16-bit types
 // on the wide kernel with 16, FLOAT with 8, DOUBLE on dropout_kernel;
 // permuted dense FLOAT / HALF / BFLOAT16 on the runs kernel where their rows
@@ -571,7 +572,6 @@ struct DropoutTune {
   bool noruns = false;
   bool ta64 = false;
   bool noshift = false;
-  bool pow2 = false;
   bool shiftall = false;
   int elements = 0;  // 0: the default per type
 };
@@ -584,7 +584,6 @@ const DropoutTune &dropout_tune() {
     r.noruns = env_has_word("FREEDNN_DROPOUT_TUNE", "noruns");
     r.ta64 = env_has_word("FREEDNN_DROPOUT_TUNE", "ta64");
     r.noshift = env_has_word("FREEDNN_DROPOUT_TUNE", "noshift");
-    r.pow2 = env_has_word("FREEDNN_DROPOUT_TUNE", "pow2");
     r.shiftall = env_has_word("FREEDNN_DROPOUT_TUNE", "shiftall");
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e8")) r.elements = 8;
     if (env_has_word("FREEDNN_DROPOUT_TUNE", "e16")) r.elements = 16;
@@ -671,18 +670,6 @@ bool launch_runs(const DropoutArgs &a, C scale, const DropoutTune &tune, cudaStr
   if (cta_chunks > chunks_max) {
     cta_chunks = static_cast<int>(chunks_max);
     vectors = static_cast<int>(std::min<int64_t>(b_vectors, kRunThreads / cta_chunks));
-  }
-  if (tune.pow2) {  // the earlier shapes: lanes along B a power of two
-    int lanes_b = 1;
-    while (lanes_b < 32 && lanes_b < b_vectors) lanes_b *= 2;
-    const int64_t runs = 32 / lanes_b;
-    int warps_a = 1, warps_b = 1;
-    while (warps_a < kRunThreads / 32 && warps_a * runs < chunks) warps_a *= 2;
-    while (warps_a * warps_b < kRunThreads / 32 && int64_t{warps_b} * lanes_b < b_vectors) warps_b *= 2;
-    if (warps_b > 1 && lanes_b < 32) return false;
-    vectors = lanes_b * warps_b;
-    cta_chunks = static_cast<int>(runs) * warps_a;
-    if (cta_chunks % unit != 0) return false;
   }
   const int64_t b_tiles = (b_vectors + vectors - 1) / vectors;
   const int64_t a_tiles = (chunks + cta_chunks - 1) / cta_chunks;

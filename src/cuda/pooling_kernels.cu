@@ -55,10 +55,11 @@
 //    without atomics, in a fixed order (deterministic).
 //  - Backward, anything else: one thread per input position gathers from
 //    the outputs whose windows cover it, the same way.
-// Max pooling starts from the compute type's lowest finite value and moves
-// on strictly greater values (the first maximum wins; a window without input
-// positions gives -FLT_MAX, and -65504 for HALF data, as cuDNN); an average over no position is NaN
-// when padding is excluded (0/0, as cuDNN) and 0 otherwise, or -0 when the
+// Max pooling starts from the compute type's lowest finite value (forward,
+// HALF data: half's, max_start) and moves on strictly greater values (the
+// first maximum wins; a window without input positions gives -FLT_MAX, or
+// -65504 for HALF data, as cuDNN); an average over no position is NaN when
+// padding is excluded (0/0, as cuDNN) and 0 otherwise, or -0 when the
 // window starts past the end (cuDNN's count there is negative).
 #include <cuda_runtime.h>
 
