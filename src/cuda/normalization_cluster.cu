@@ -192,25 +192,32 @@ __global__ void __launch_bounds__(T, 1024 / T) rows_resident(NormArgs a, uint32_
 #pragma unroll 4
       for (uint32_t v = pb + threadIdx.x; v < pe; v += T) {
         const VecPack<S, V> px = cx[v];
+        C d[V];
+        unpack<S, C, V>(px, d);
         if constexpr (NT == 1) {
 #pragma unroll
           for (int j = 0; j < V; ++j) {
-            const C d = cvt<S, C>(px.e[j]) - shift;
-            acc[0] += d;
-            acc[1] += d * d;
+            d[j] -= shift;
+            acc[0] += d[j];
+            acc[1] += d[j] * d[j];
           }
         } else {
           const VecPack<S, V> pg = cg_[v];
-          const int64_t mo = a.has_mask ? base + rows_offset<V>(a, vb + v) : 0;
+          C g[V];
+          unpack<S, C, V>(pg, g);
+          if (a.has_mask) {  // one branch, not a predicated load per element
+            const int64_t mo = base + rows_offset<V>(a, vb + v);
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+              if (static_cast<const uint8_t *>(a.data[kNMask])[mo + j] == 0) g[j] = C(0);
+          }
 #pragma unroll
           for (int j = 0; j < V; ++j) {
-            const C d = cvt<S, C>(px.e[j]) - shift;
-            C g = cvt<S, C>(pg.e[j]);
-            if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[mo + j] == 0) g = C(0);
-            acc[0] += d;
-            acc[1] += d * d;
-            acc[2] += g;
-            acc[3] += g * d;
+            d[j] -= shift;
+            acc[0] += d[j];
+            acc[1] += d[j] * d[j];
+            acc[2] += g[j];
+            acc[3] += g[j] * d[j];
           }
         }
       }

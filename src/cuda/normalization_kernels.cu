@@ -845,11 +845,13 @@ __global__ void __launch_bounds__(T, 1024 / T) rows_train_cluster(NormArgs a) {
       for (int u = 0; u < U; ++u)
         if (v0 + u * T < ve) {
           cache[v0 + u * T - vb] = p[u];
+          C d[V];
+          unpack<S, C, V>(p[u], d);
 #pragma unroll
           for (int j = 0; j < V; ++j) {
-            const C d = cvt<S, C>(p[u].e[j]) - shift;
-            s += d;
-            q += d * d;
+            d[j] -= shift;
+            s += d[j];
+            q += d[j] * d[j];
           }
         }
     }
@@ -958,15 +960,21 @@ __global__ void __launch_bounds__(T, 512 / T) rows_backward_cluster(NormArgs a) 
         if (v0 + u * T < ve) {
           cx[v0 + u * T - vb] = px[u];
           cg_[v0 + u * T - vb] = pg[u];
+          C d[V], g[V];
+          unpack<S, C, V>(px[u], d);
+          unpack<S, C, V>(pg[u], g);
+          if (a.has_mask) {  // one branch, not a predicated load per element
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+              if (static_cast<const uint8_t *>(a.data[kNMask])[base + off[u] + j] == 0) g[j] = C(0);
+          }
 #pragma unroll
           for (int j = 0; j < V; ++j) {
-            const C d = cvt<S, C>(px[u].e[j]) - shift;
-            C g = cvt<S, C>(pg[u].e[j]);
-            if (a.has_mask && static_cast<const uint8_t *>(a.data[kNMask])[base + off[u] + j] == 0) g = C(0);
-            acc[0] += d;
-            acc[1] += d * d;
-            acc[2] += g;
-            acc[3] += g * d;
+            d[j] -= shift;
+            acc[0] += d[j];
+            acc[1] += d[j] * d[j];
+            acc[2] += g[j];
+            acc[3] += g[j] * d[j];
           }
         }
     }
