@@ -83,13 +83,16 @@ struct NormArgs {
   // res_pieces ("rp=N", 1..8), res_threads ("rt=256"), res_cmax (largest
   // cluster, up to 16: "rcmax=N"). res_cs == 0: not planned.
   bool res_form = true;
-  bool res_forward = false;  // "rfwd": training forward too (measured no faster than the cluster kernel above)
+  bool res_forward = true;  // training forward too ("nrfwd": off, the cluster kernel above runs it)
   int res_block_kb = 100;
   int res_bufs_max = 1;
   int res_pieces = 4;
   int res_threads = 512;
   int res_cmax = 16;
   bool res_log = false;  // "rlog": each shape printed to stderr once
+  // Cluster y starts (y % 4) x res_stagger_ns late; -1: chosen at launch
+  // (see normalization_cluster.cu), "rstag=N" sets it.
+  int res_stagger_ns = -1;
   int res_cs = 0, res_bufs = 0;
   // Programmatic dependent launch between the passes of the three-launch
   // forms (sm_90; H100: +2-3% on the NHWC training cases).

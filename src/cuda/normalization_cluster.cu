@@ -23,6 +23,7 @@
 // distributed shared memory and adds them in a fixed tree (all blocks get
 // the same coefficients; deterministic); rank 0 writes the saved and running
 // statistics (dscale, dbias); then y (dx) from shared memory, piece by piece.
+// On large calls the clusters start in four phases 3 us apart (launch_typed).
 // The block sums go to one of three records in turn, so one split cluster
 // barrier per set suffices (see `sums`). With two sets per block
 // ("rnb=2") the next set's sums run between the arrival and the wait.
@@ -32,7 +33,11 @@
 // 0.76 (16 blocks of 100 KB per channel, 14 resident clusters), f16 0.57 ->
 // 0.66 (8 blocks, 30 clusters). Training forward f32 0.73 -> 0.73-0.74 (7
 // or 8 blocks, 32 or 30 clusters; ncu 190 us, DRAM 61 %), f16 0.58 -> 0.56:
-// no gain, so the forward runs here only with "rfwd". Two sets per block
+// no gain then. Once fwd_vec's plain path (3ae4bf2) cut the store phase's
+// instructions, the forward here beat rows_train_cluster (twenty-fifth
+// session, runs 4-5: f32 0.74-0.76 -> 0.76-0.79, f16 0.66 -> 0.67-0.69;
+// ncu f32 171 us, DRAM 68 %), so it runs here by default ("nrfwd": the
+// cluster kernel). Two sets per block
 // (pipelined or not) measured slower everywhere (f32 forward 0.59-0.66):
 // they need twice the blocks per cluster, fewer clusters fit, and each set
 // waits for the slowest of more blocks. 256 threads, 2 or 8 pieces, 75 KB
@@ -145,6 +150,16 @@ __global__ void __launch_bounds__(T, 1024 / T) rows_resident(NormArgs a, uint32_
     for (int b = 0; b < nbuf; ++b)
       for (int p = 0; p < pieces; ++p) bar_init(&bar[b][p]);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  // Clusters in four start phases (see launch_typed).
+  if (a.res_stagger_ns > 0 && threadIdx.x == 0) {
+    uint64_t t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const uint64_t wait = static_cast<uint64_t>(blockIdx.y % 4) * static_cast<uint64_t>(a.res_stagger_ns);
+    do {
+      __nanosleep(256);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < wait);
   }
   __syncthreads();
   // The first sets of this cluster, one piece per lane of warp 0.
@@ -380,6 +395,18 @@ bool launch_typed(const NormArgs &a, cudaStream_t stream) {
                  static_cast<long long>(a.groups));
   if (r.cs < 1 || slots < 1) return false;
   const int64_t clusters = std::min<int64_t>(a.groups, slots);
+  // Every cluster reaches its barrier phase (its loads landed, its stores
+  // not begun: device memory idle for it) at about the same time when all
+  // start together. Started in four phases 3 us apart, they keep memory
+  // busy through each other's barriers. H100, N=256 C=256 28x28, twenty-fifth
+  // session run 6, two alternations, ours / copy: backward f32 NCHW 0.75-0.77
+  // -> 0.80-0.81, f16 0.70-0.72 -> 0.74-0.75; training forward f32 0.75-0.77
+  // -> 0.77, f16 unchanged (0.67); 2 us gained less, 6 and 10 us lost. Only
+  // where the delay is small against the call: large sets, several per
+  // cluster.
+  const int64_t set_bytes = a.count * static_cast<int64_t>(sizeof(S)) * (a.backward ? 2 : 1);
+  if (b.res_stagger_ns < 0)
+    b.res_stagger_ns = set_bytes >= (int64_t{256} << 10) && a.groups >= 4 * clusters ? 3000 : 0;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(r.cs), static_cast<unsigned>(clusters));
   cfg.blockDim = dim3(static_cast<unsigned>(a.res_threads));
@@ -411,8 +438,7 @@ void plan_normalization_resident(NormArgs &a) {
   // reads x once already.
   if (a.fast != kFastRows || a.dyn) return;
   if (!a.backward && (a.stats_given || !a.training)) return;
-  // Training forward only on request ("rfwd"): on the H100 it measured no
-  // faster than rows_train_cluster (see the header).
+  // Training forward too, unless "nrfwd" (see the header).
   if (!a.backward && !a.res_forward) return;
   if (a.data_type != a.out_type || a.data_type != a.grad_type) return;
   // Float and the 16-bit types (double: no kernels; not a bandwidth case).

@@ -183,9 +183,9 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // (evict-last loads of those rows in pass 1), "grr=N" (at most N rows per
 // thread kept in registers by the grid form), "gmin=N" (KiB of x from which
 // the grid form runs; 1024 by default); for the resident cluster form (see
-// NormArgs::res_form): "nocluster" (off), "rfwd" (training forward too),
-// "rkb=N", "rnb=N", "rp=N", "rt=256", "rcmax=N", "rlog" (print each shape
-// once); for the inference form: "noinf" (off), "iu=8", "ib=N".
+// NormArgs::res_form): "nocluster" (off), "nrfwd" (backward only),
+// "rkb=N", "rnb=N", "rp=N", "rt=256", "rcmax=N", "rstag=N" (start stagger,
+// ns), "rlog" (print each shape once); for the inference form: "noinf" (off), "iu=8", "ib=N".
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;
@@ -218,13 +218,14 @@ void apply_tuning(NormArgs &a) {
       else if (key == "grr") t.grid_reg_rows = val;
       else if (key == "gmin") t.grid_min_bytes = int64_t{val} * 1024;
       else if (key == "nocluster") t.res_form = false;
-      else if (key == "rfwd") t.res_forward = true;
+      else if (key == "nrfwd") t.res_forward = false;
       else if (key == "rkb" && val > 0) t.res_block_kb = val;
       else if (key == "rnb" && val > 0) t.res_bufs_max = std::min(val, 2);
       else if (key == "rp" && val > 0) t.res_pieces = std::min(val, 8);
       else if (key == "rt") t.res_threads = val == 256 ? 256 : 512;
       else if (key == "rcmax") t.res_cmax = std::min(val, 16);
       else if (key == "rlog") t.res_log = true;
+      else if (key == "rstag" && eq != std::string::npos) t.res_stagger_ns = std::max(val, 0);
       else if (key == "noinf") t.infer_form = false;
       else if (key == "iu") t.infer_unroll = val;
       else if (key == "ib") t.infer_blocks = std::max(val, 0);
@@ -255,6 +256,7 @@ void apply_tuning(NormArgs &a) {
   a.res_threads = tuned.res_threads;
   a.res_cmax = tuned.res_cmax;
   a.res_log = tuned.res_log;
+  a.res_stagger_ns = tuned.res_stagger_ns;
   a.infer_form = tuned.infer_form;
   a.infer_unroll = tuned.infer_unroll;
   a.infer_blocks = tuned.infer_blocks;
