@@ -185,7 +185,8 @@ void choose_fast_path(NormArgs &a, const Uids &u) {
 // the grid form runs; 1024 by default); for the resident cluster form (see
 // NormArgs::res_form): "nocluster" (off), "nrfwd" (backward only),
 // "rkb=N", "rnb=N", "rp=N", "rt=256", "rcmax=N", "rstag=N" (start stagger,
-// ns), "rlog" (print each shape once); for the inference form: "noinf" (off), "iu=8", "ib=N".
+// ns), "rlog" (print each shape once); for the inference form: "noinf"
+// (off), "iu=8", "ib=N".
 void apply_tuning(NormArgs &a) {
   static const NormArgs tuned = [] {
     NormArgs t;

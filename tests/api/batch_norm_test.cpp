@@ -113,11 +113,11 @@ Case huge_case(Rng &rng) {
 // resident: packed NCHW, float, half or bfloat16, channels of 60-400 KB
 // (x alone) in planes of random size (H*W a multiple of 8), about 20 MB of
 // x on a GPU handle: the CUDA engine's resident cluster form (forward and
-// backward; FREEDNN_NORM_TUNE=nrfwd: the forward on its older cluster kernel) runs with 2-16
-// blocks per channel (one or two channels per block), block slices ending
-// inside planes, a shorter last block, and more channels than resident
-// clusters (each walks several, its buffers refilled). A few channels of
-// the same shapes on the CPU.
+// backward; FREEDNN_NORM_TUNE=nrfwd: the forward on its older cluster
+// kernel) runs with 2-16 blocks per channel (one or two channels per
+// block), block slices ending inside planes, a shorter last block, and
+// more channels than resident clusters (each walks several, its buffers
+// refilled). A few channels of the same shapes on the CPU.
 Case resident_case(Rng &rng) {
   Case c;
   c.t = rng.pick(std::vector<cudnnDataType_t>{CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_DATA_HALF, CUDNN_DATA_BFLOAT16});
@@ -484,7 +484,8 @@ TEST(BatchNormForwardTraining, HugeNhwcPacked) { run_forward_training(Api::legac
 TEST(BatchNormBackward, HugeNhwcPacked) { run_backward(Api::legacy, 530, 1, 4); }
 TEST(BatchNormBackwardEx, HugeNhwcPackedFused) { run_backward(Api::ex, 532, 1, 4); }
 // Packed NCHW channels of 60-400 KB: the CUDA engine's resident cluster form
-// (forward: FREEDNN_NORM_TUNE=nrfwd for the older cluster kernel) and its cluster kernels.
+// (forward: FREEDNN_NORM_TUNE=nrfwd for the older cluster kernel) and its
+// cluster kernels.
 TEST(BatchNormForwardTraining, ResidentNchw) { run_forward_training(Api::legacy, 533, 3, 5); }
 TEST(BatchNormForwardTrainingEx, ResidentNchwFused) { run_forward_training(Api::ex, 534, 2, 5); }
 TEST(BatchNormBackward, ResidentNchw) { run_backward(Api::legacy, 535, 2, 5); }
