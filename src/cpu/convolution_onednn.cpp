@@ -11,7 +11,17 @@
 // algorithm". It sits before cpu.conv.gemm (priority 10 < 20), which keeps
 // those enums for what oneDNN refuses (DOUBLE, HALF, 4-d spatial, problems
 // oneDNN would only run on its reference kernel), and every other enum keeps
-// its own implementation.
+// its own implementation. The fused WINOGRAD enums of forward and backward
+// data run oneDNN's Winograd (F(4x4,3x3), AVX-512, FLOAT) before
+// cpu.conv.winograd (30) where the filter, which oneDNN transforms into 6x6
+// tiles on every call, is at most a quarter of the activations
+// (winograd_pays; FREEDNN_ONEDNN_WINOGRAD=0 / 1: never / always). Xeon, 2
+// threads, ms a call, ours F(2x2,3x3) -> oneDNN's: 64x56x56 3x3 batch 8
+// forward 19.9 -> 4.2, batch 1 3.5 -> 0.72; 128x28x28 batch 8 backward data
+// 10.8 -> 2.8; where the filter outweighs x and y it loses (512x7x7 batch
+// 1: 14.3 against 23.6; 256x14x14 batch 8: 9.8 against 12.6). The filter
+// reaches oneDNN's Winograd reorder as packed KCRS, the only source it
+// takes (KRSC filters through a packed copy, as the flipped filter goes).
 //
 // Layouts: the primitive is first asked for the caller's activation layouts
 // (NHWC runs in place on the brgemm kernels); when oneDNN would then fall
@@ -101,8 +111,29 @@ namespace {
 using Dir = graph::ConvDirection;
 using dnnl::memory;
 
+// Whether `algo` is the fused WINOGRAD enum of its direction: oneDNN's
+// Winograd kernels serve it (see the top of the file).
+bool winograd_algo(Dir dir, int algo) {
+  return (dir == Dir::forward && algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD) ||
+         (dir == Dir::backward_data && algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD);
+}
+
+// Whether oneDNN's Winograd (F(4x4, 3x3), avx512_core) should take a
+// WINOGRAD call: its filter, transformed on every call into 6x6 tiles (4x
+// the bytes), must not outweigh the activations x + y.
+// FREEDNN_ONEDNN_WINOGRAD=0: never, =1: wherever oneDNN runs it.
+bool winograd_pays(const ConvGeometry &geo) {
+  const char *env = std::getenv("FREEDNN_ONEDNN_WINOGRAD");
+  if (env != nullptr && env[0] == '0') return false;
+  if (env != nullptr && env[0] == '1') return true;
+  const int64_t filter = geo.K * geo.Cg * geo.filter_taps();
+  const int64_t activations = geo.N * (geo.C * geo.in_pixels() + geo.K * geo.out_pixels());
+  return 4 * filter <= activations;
+}
+
 // The legacy algorithms this engine implements (see the top of the file).
 bool onednn_convolution_algo(Dir dir, int algo) {
+  if (winograd_algo(dir, algo)) return true;
   switch (dir) {
     case Dir::forward: return algo == -1 || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
     case Dir::backward_data: return algo == -1 || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
@@ -175,10 +206,12 @@ struct Choice {
 
 struct ConvShape {
   memory::dims strides, dilates, pad_l, pad_r;
+  dnnl::algorithm alg = dnnl::algorithm::convolution_direct;  // winograd for the WINOGRAD enums
 };
 
 ConvShape shape_of(const graph::ConvolutionOp &op) {
   ConvShape s;
+  if (winograd_algo(op.direction, op.algo)) s.alg = dnnl::algorithm::convolution_winograd;
   for (int i = 0; i < op.spatial_dims(); ++i) {
     s.strides.push_back(op.stride[i]);
     s.dilates.push_back(op.dilation[i] - 1);
@@ -195,7 +228,7 @@ Choice build(Dir dir, const ConvShape &s, const memory::desc &x, const memory::d
   primitive_attr attr;
   attr.set_scratchpad_mode(scratchpad_mode::user);
   Choice c;
-  const algorithm alg = algorithm::convolution_direct;
+  const algorithm alg = s.alg;
   switch (dir) {
     case Dir::forward: {
       convolution_forward::primitive_desc pd(
@@ -276,8 +309,21 @@ Decision decide_layouts(const graph::Graph &g);
 
 Decision decide(const graph::Graph &g) {
   Decision d = decide_layouts(g);
-  if (!d.ok || d.choice.pw.data_type() != memory::data_type::bf16) return d;
   const auto &op = std::get<graph::ConvolutionOp>(g.ops().front());
+  if (d.ok && shape_of(op).alg == dnnl::algorithm::convolution_winograd) {
+    // The plan reorders the filter from packed KCRS into the primitive's
+    // Winograd layout (see OnednnConvPlan): that reorder must exist.
+    const ConvGeometry geo = convolution_geometry(g);
+    const memory::desc uw = user_weights_desc(geo.w, geo.G);
+    try {
+      dnnl::reorder::primitive_desc(dnnl_cpu(), packed_like(uw, uw.data_type()), dnnl_cpu(), d.choice.pw);
+    } catch (const dnnl::error &e) {
+      d.ok = false;
+      d.why = std::string("oneDNN cannot reorder the filter into its Winograd layout: ") + e.what();
+      return d;
+    }
+  }
+  if (!d.ok || d.choice.pw.data_type() != memory::data_type::bf16) return d;
   try {
     d.float_out = float_output_variant(op.direction, shape_of(op), d.choice);
     d.has_float_out = true;
@@ -394,15 +440,25 @@ class OnednnConvPlan final : public ExecutionPlan {
     out_ = convolution_output_operand(geo_.direction);
     taps_ = geo_.filter_taps();
     rows_ = geo_.K * geo_.Cg;
-    if (!has_t_) plan_slices(std::get<graph::ConvolutionOp>(g.ops().front()));
-    if (!has_t_ && !slices_.active()) plan_split(std::get<graph::ConvolutionOp>(g.ops().front()));
+    // (Winograd runs as one convolution: the slices and the split build
+    // direct ones.)
+    const auto &cop = std::get<graph::ConvolutionOp>(g.ops().front());
+    const bool wino = shape_of(cop).alg == dnnl::algorithm::convolution_winograd;
+    if (!has_t_ && !wino) plan_slices(cop);
+    if (!has_t_ && !wino && !slices_.active()) plan_split(cop);
     // The split and the per-thread slices stage their filter slices and
     // output slices themselves; the slices read x in place.
     const bool split = split_kc_ > 0 || slices_.active();
     const memory::desc *user[3] = {&ux_, &uw_, &uy_};
     const memory::desc *prim[3] = {&c_.px, &c_.pw, &c_.py};
+    // oneDNN reorders into its Winograd filter layout only from packed KCRS
+    // (its own strides: a KRSC filter of C = 1 compares equal to packed KCRS
+    // and still fails), so a Winograd filter goes through the flip path's
+    // packed copy too, its taps left in order (no copy where the layouts
+    // compare equal: the caller's filter is then read as packed KCRS).
+    wino_packed_ = wino && !geo_.flip && geo_.direction != Dir::backward_filter;
     for (int i = 0; i < 3; ++i) {
-      const bool flipped = i == 1 && geo_.flip;
+      const bool flipped = i == 1 && (geo_.flip || wino_packed_);
       if (i == out_ && split) continue;  // the split stages its output slices itself
       if (i == 0 && slices_.active()) continue;
       if (i == out_) {
@@ -429,7 +485,7 @@ class OnednnConvPlan final : public ExecutionPlan {
           plain_offset_ = scratch_.reserve(packed_.get_size());
           to_packed_ = make_reorder(uw_, packed_);
         }
-        flip_offset_ = scratch_.reserve(packed_.get_size());
+        if (geo_.flip) flip_offset_ = scratch_.reserve(packed_.get_size());
         if (split) {
           if (split_kc_ > 0) prepare_split_filter(packed_);
           continue;
@@ -482,7 +538,7 @@ class OnednnConvPlan final : public ExecutionPlan {
       memory prim_mem[3];
       for (int i = 0; i < 3; ++i) {
         if (i == out_) continue;
-        if (i == 1 && geo_.flip) {
+        if (i == 1 && (geo_.flip || wino_packed_)) {
           const void *plain = user[1];
           if (to_packed_) {
             memory src(uw_, dnnl_cpu(), user[1]), dst(packed_, dnnl_cpu(), scratch + plain_offset_);
@@ -490,9 +546,13 @@ class OnednnConvPlan final : public ExecutionPlan {
             strm.wait();
             plain = scratch + plain_offset_;
           }
-          reverse_taps(plain, scratch + flip_offset_, rows_, taps_, memory::data_type_size(packed_.data_type()));
+          void *source = const_cast<void *>(plain);  // wino_packed_: the packed copy as it is
+          if (geo_.flip) {
+            reverse_taps(plain, scratch + flip_offset_, rows_, taps_, memory::data_type_size(packed_.data_type()));
+            source = scratch + flip_offset_;
+          }
           if (split_kc_ > 0 || slices_.active()) continue;  // the slices reorder their parts of the flipped copy
-          memory flipped(packed_, dnnl_cpu(), scratch + flip_offset_);
+          memory flipped(packed_, dnnl_cpu(), source);
           if (staged_[1]) {
             prim_mem[1] = memory(*pdesc[1], dnnl_cpu(), scratch + stage_offset_[1]);
             in_reorder_[1].execute(strm, flipped, prim_mem[1]);
@@ -733,6 +793,7 @@ class OnednnConvPlan final : public ExecutionPlan {
   dnnl::reorder in_reorder_[3];
   dnnl::reorder to_packed_;
   size_t temp_offset_ = 0, plain_offset_ = 0, flip_offset_ = 0, pad_offset_ = 0;
+  bool wino_packed_ = false;  // a Winograd filter staged through packed KCRS (see the constructor)
   WorkspaceLayout scratch_;
   mutable std::mutex blend_mutex_;
   mutable std::vector<Blend> blends_;
@@ -770,6 +831,9 @@ class OnednnConvolutionEngine final : public Engine {
     const ConvGeometry geo = convolution_geometry(g);
     if (!onednn_convolution_algo(geo.direction, op.algo))
       return Support::no("algorithm not implemented by this engine");
+    if (winograd_algo(geo.direction, op.algo) && !winograd_pays(geo))
+      return Support::no("oneDNN's Winograd transforms the filter on every call, 4x its size: "
+                         "not where the filter outweighs the activations (cpu.conv.winograd runs it)");
     if (geo.nsp > 3) return Support::no("oneDNN convolutions have 1 to 3 spatial dimensions");
     memory::data_type dt{};
     if (!dnnl_type(geo.x.dtype, &dt) || geo.w.dtype != geo.x.dtype || geo.y.dtype != geo.x.dtype)

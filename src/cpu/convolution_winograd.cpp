@@ -9,7 +9,9 @@
 //   NONFUSED: every tile of the batch is transformed into the workspace, then
 //             16 large GEMMs, then the inverse transform.
 //   WINOGRAD: blocks of tiles of one image go through all three stages while
-//             they are in cache, blocks split over the threads.
+//             they are in cache, blocks split over the threads. FLOAT
+//             problems whose filter is small against the activations run
+//             on oneDNN's Winograd first (cpu.conv.onednn, priority 10).
 #include <algorithm>
 #include <memory>
 #include <variant>
