@@ -73,20 +73,52 @@ bool gemm_1x1_leads(const cudnnContext &h, const ConvProblem &p) {
   return engine_takes("cuda.conv.gemm_1x1", p, CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
 }
 
+// Whether oneDNN's Winograd (cpu.conv.onednn on the fused WINOGRAD enums,
+// taken where the filter is at most a quarter of x + y) beats oneDNN's
+// direct convolution on this CPU handle. Xeon guest, 2 threads, ms a call,
+// WINOGRAD against the direct path: forward 64x56x56 3x3 batch 8 NHWC 4.2 /
+// 4.75, NCHW 3.75 / 5.7, batch 32 NCHW 15.3 / 26.5, but batch 1 0.72 /
+// 0.62 and 128x28x28 batch 8 4.9 / 5.0 (filter 1/27 and 1/11 of x + y): it
+// leads forward from a filter of 1/16 of x + y; backward data 64x56 batch
+// 8 NHWC 3.1 / 5.5, 128x28 batch 8 NCHW 2.5 / 5.8: wherever it is taken.
+bool onednn_winograd_leads(const cudnnContext &h, const ConvProblem &p, const ConvGeometry &geo) {
+  if (h.device.kind != DeviceKind::cpu || p.dir == ConvDirection::backward_filter) return false;
+  if (p.dir == ConvDirection::forward) {
+    const int64_t filter = geo.K * geo.Cg * geo.filter_taps();
+    const int64_t activations = geo.N * (geo.C * geo.in_pixels() + geo.K * geo.out_pixels());
+    if (16 * filter > activations) return false;
+  }
+  return engine_takes("cpu.conv.onednn", p,
+                      p.dir == ConvDirection::forward ? int{CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD}
+                                                      : int{CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD});
+}
+
 // The heuristic order: expected speed on this backend, best first. Winograd
 // pays off with enough channels to amortise its transforms, unless oneDNN
-// runs the GEMM-style algorithms.
+// runs the GEMM-style algorithms; on the CPU the fused WINOGRAD leads where
+// oneDNN's Winograd does (onednn_winograd_leads).
 std::vector<int> heuristic_order(const cudnnContext &h, const ConvProblem &p) {
   const ConvGeometry geo = convolution_geometry(p.g);
-  const bool winograd_first = geo.nsp == 2 && geo.filt[0] == 3 && geo.filt[1] == 3 && geo.stride[0] == 1 &&
+  const bool winograd_shape = geo.nsp == 2 && geo.filt[0] == 3 && geo.filt[1] == 3 && geo.stride[0] == 1 &&
                               geo.stride[1] == 1 && geo.dil[0] == 1 && geo.dil[1] == 1 && geo.Cg >= 16 &&
-                              geo.Kg >= 16 && !onednn_takes(h, p);
+                              geo.Kg >= 16;
+  const bool fused_first = winograd_shape && onednn_winograd_leads(h, p, geo);
+  const bool winograd_first = winograd_shape && !fused_first && !onednn_takes(h, p);
   switch (p.dir) {
     case ConvDirection::forward: {
       std::vector<int> gemms = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM,
                                 CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM};
       if (gemm_1x1_leads(h, p)) std::swap(gemms[0], gemms[1]);
       std::vector<int> wino = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD};
+      if (fused_first) {
+        std::vector<int> order = {CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD};
+        for (int a : gemms) order.push_back(a);
+        order.push_back(CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED);
+        for (int a : {CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+                      CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING})
+          order.push_back(a);
+        return order;
+      }
       std::vector<int> order = winograd_first ? wino : gemms;
       for (int a : winograd_first ? gemms : wino) order.push_back(a);
       for (int a : {CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
@@ -96,8 +128,13 @@ std::vector<int> heuristic_order(const cudnnContext &h, const ConvProblem &p) {
     }
     case ConvDirection::backward_data: {
       std::vector<int> order = {CUDNN_CONVOLUTION_BWD_DATA_ALGO_1};
-      const std::vector<int> wino = {CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
-                                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD};
+      std::vector<int> wino = {CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
+                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD};
+      if (fused_first) {
+        order.insert(order.begin(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD);
+        order.push_back(CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED);
+        wino.clear();
+      }
       order.insert(winograd_first ? order.begin() : order.end(), wino.begin(), wino.end());
       for (int a : {CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,
                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING})
